@@ -1,0 +1,52 @@
+// ragged::mpi — the MPI backend: the real engine. Requires MPI_THREAD_MULTIPLE
+// (the arrival agent is a std::thread that communicates while the application
+// computes), works on a duplicate of the caller's communicator so that ragged's
+// tags never meet the application's, and checks every MPI return code.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "ragged/comm.hpp"
+#include "ragged/datatype.hpp"
+
+namespace ragged::mpi {
+
+/// Initializes MPI with MPI_THREAD_MULTIPLE (or checks the level if MPI is already
+/// initialized) and finalizes it on destruction if it initialized it. Throws
+/// UnsupportedError naming the level it got when MPI provides less than MULTIPLE.
+/// Registers the "native" algorithms of every collective in the Registry.
+class Session {
+ public:
+  Session(int* argc, char*** argv);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+ private:
+  bool owns_mpi_ = false;
+};
+
+/// Throws UnsupportedError unless MPI is initialized with MPI_THREAD_MULTIPLE.
+void require_thread_multiple();
+
+/// A Comm over a duplicate of `user` (MPI_Comm_dup; freed with the Comm).
+[[nodiscard]] std::unique_ptr<Comm> make_comm(MPI_Comm user = MPI_COMM_WORLD);
+
+/// The duplicated communicator behind a Comm made by make_comm(); throws
+/// InvalidArgument("comm") for a Comm of another backend.
+[[nodiscard]] MPI_Comm native_handle(Comm& comm);
+
+/// The MPI datatype for a ragged DataType.
+[[nodiscard]] MPI_Datatype to_mpi(DataType type);
+/// The MPI operator for a built-in ReduceOp; throws InvalidArgument("op") for a custom one
+/// that does not wrap an MPI_Op.
+[[nodiscard]] MPI_Op to_mpi(const ReduceOp& op);
+/// Wraps any MPI_Op (user-defined included) as a ReduceOp applied through MPI_Reduce_local.
+[[nodiscard]] ReduceOp from_mpi(MPI_Op op);
+
+/// Adds the "native" algorithm of each collective (the MPI library's own) to the Registry.
+void register_native_algorithms();
+
+}  // namespace ragged::mpi

@@ -1,0 +1,19 @@
+// STUB: to be implemented.
+#include "internal/common.hpp"
+#include "ragged/algorithms.hpp"
+
+namespace ragged {
+
+void allreduce_recursive_doubling(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                                  const ReduceOp& op, const CollectiveOptions& options) {
+  (void)comm;
+  (void)sendbuf;
+  (void)recvbuf;
+  (void)count;
+  (void)type;
+  (void)op;
+  (void)options;
+  throw Error("allreduce_recursive_doubling: not implemented yet");
+}
+
+}  // namespace ragged

@@ -1,0 +1,42 @@
+// Helpers shared by the algorithm files: tags, byte arithmetic, argument checks.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+#include "ragged/collectives.hpp"
+#include "ragged/error.hpp"
+
+namespace ragged::internal {
+
+/// One tag per collective so that concurrent traffic of different kinds never matches.
+/// Consecutive calls of the same collective rely on (source, tag) non-overtaking.
+enum Tag : int {
+  tag_barrier = 1,
+  tag_allgather = 10,
+  tag_allreduce = 20,
+  tag_bcast = 30,
+  tag_reduce = 40,
+  tag_gather = 50,
+  tag_scatter = 60,
+  tag_agent = 1000,  ///< the arrival agent's own traffic
+};
+
+inline std::byte* bytes(void* p) { return static_cast<std::byte*>(p); }
+inline const std::byte* bytes(const void* p) { return static_cast<const std::byte*>(p); }
+
+inline bool is_in_place(const void* sendbuf) { return sendbuf == in_place; }
+
+inline void copy_bytes(void* dst, const void* src, std::size_t n) {
+  if (n != 0 && dst != src) std::memmove(dst, src, n);
+}
+
+/// Throws InvalidArgument naming `argument` if a non-empty buffer is null.
+inline void check_buffer(const void* p, std::size_t bytes_needed, const char* argument) {
+  if (bytes_needed != 0 && p == nullptr) {
+    throw InvalidArgument(argument, "null buffer for " + std::to_string(bytes_needed) + " bytes");
+  }
+}
+
+}  // namespace ragged::internal
