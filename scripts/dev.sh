@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One entry point for people and CI. Each command installs what is missing
+# (scripts/setup-debian.sh), configures, builds and runs:
+#   scripts/dev.sh bench [ragged-bench arguments]   the main job (default: pap on the simulated 1 GbE cluster)
+#   scripts/dev.sh test                             every test (ctest), release build in build/
+#   scripts/dev.sh sanitize [address;undefined]     unit, sim and conformance tiers under sanitizers
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc 2>/dev/null || echo 2)
+bash scripts/setup-debian.sh
+
+configure() {  # $1 = preset
+  cmake --preset "$1" >/dev/null
+}
+
+cmd=${1:-bench}
+shift || true
+case "$cmd" in
+  bench)
+    configure default
+    cmake --build --preset default -j "$jobs" --target ragged-bench >/dev/null
+    exec build/tools/bench/ragged-bench "$@"
+    ;;
+  test)
+    configure default
+    cmake --build --preset default -j "$jobs"
+    ctest --preset default -j "$jobs" "$@"
+    ;;
+  sanitize)
+    configure asan
+    cmake --build --preset asan -j "$jobs"
+    ctest --preset asan -j "$jobs" "$@"
+    ;;
+  *)
+    echo "usage: scripts/dev.sh bench [args] | test [ctest args] | sanitize [ctest args]" >&2
+    exit 2
+    ;;
+esac

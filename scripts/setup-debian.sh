@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what ragged needs from Debian's packages (Debian 12). Idempotent and
+# quiet when nothing is missing. Run as root (or with sudo available).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git            # toolchain (CMake >= 3.25)
+  libopenmpi-dev openmpi-bin                      # the mpi backend and mpirun tier
+  libsimgrid-dev                                  # the sim backend (SimGrid 3.32)
+  libgtest-dev                                    # tests
+  libcli11-dev nlohmann-json3-dev                 # ragged-bench
+  clang-format                                    # formatting check
+  iproute2 iptables libnetfilter-queue-dev        # tools/testbed (namespaces, delay line)
+  gnuplot-nox                                     # figures of the benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,63 @@
+#include "options.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+#include "ragged/error.hpp"
+
+namespace ragged::bench {
+
+namespace {
+std::pair<double, std::string> number_and_suffix(const std::string& text, const char* argument) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw InvalidArgument(argument, "'" + text + "' is not a number");
+  }
+  if (value < 0 || !std::isfinite(value)) throw InvalidArgument(argument, "'" + text + "' must be >= 0");
+  return {value, text.substr(used)};
+}
+}  // namespace
+
+std::uint64_t parse_count(const std::string& text, const char* argument) {
+  auto [value, suffix] = number_and_suffix(text, argument);
+  double scale = 1;
+  if (suffix.empty()) {
+    scale = 1;
+  } else if (suffix == "K" || suffix == "Ki" || suffix == "k") {
+    scale = 1024;
+  } else if (suffix == "M" || suffix == "Mi") {
+    scale = 1024.0 * 1024;
+  } else if (suffix == "G" || suffix == "Gi") {
+    scale = 1024.0 * 1024 * 1024;
+  } else {
+    throw InvalidArgument(argument, "unknown suffix '" + suffix + "' in '" + text + "' (use K/Ki, M/Mi, G/Gi)");
+  }
+  const double n = value * scale;
+  if (n != std::floor(n)) throw InvalidArgument(argument, "'" + text + "' is not a whole number");
+  return static_cast<std::uint64_t>(n);
+}
+
+double parse_duration(const std::string& text, const char* argument) {
+  auto [value, suffix] = number_and_suffix(text, argument);
+  if (suffix.empty() || suffix == "s") return value;
+  if (suffix == "ms") return value * 1e-3;
+  if (suffix == "us") return value * 1e-6;
+  if (suffix == "ns") return value * 1e-9;
+  throw InvalidArgument(argument, "unknown unit '" + suffix + "' in '" + text + "' (use s, ms, us, ns)");
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace ragged::bench
