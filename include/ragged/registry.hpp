@@ -13,21 +13,27 @@
 
 namespace ragged {
 
-enum class Collective { allgather, allreduce, bcast, reduce, gather, scatter };
+enum class Collective { allgather, allreduce, bcast, reduce, gather, scatter, gatherv, scatterv, alltoall, alltoallv };
+
+inline constexpr Collective all_collectives[] = {
+    Collective::allgather, Collective::allreduce, Collective::bcast,    Collective::reduce,   Collective::gather,
+    Collective::scatter,   Collective::gatherv,   Collective::scatterv, Collective::alltoall, Collective::alltoallv};
 
 [[nodiscard]] const char* name_of(Collective collective);
-/// Parses "allgather", "allreduce", "bcast", "reduce", "gather", "scatter".
+/// Parses a collective's name ("allgather", ..., "alltoallv").
 [[nodiscard]] Collective parse_collective(std::string_view name);
 
 struct Restrictions {
-  bool commutative_only = false;  ///< needs a commutative reduction operator
-  bool needs_arrival = false;     ///< needs an ArrivalSnapshot to be useful
-  std::string backend;            ///< empty: any backend; otherwise only this one ("mpi")
+  bool commutative_only = false;    ///< needs a commutative reduction operator
+  bool needs_arrival = false;       ///< needs an ArrivalSnapshot to be useful
+  bool needs_two_clusters = false;  ///< needs CollectiveOptions::clusters splitting the ranks in two
+  std::string backend;              ///< empty: any backend; otherwise only this one ("mpi")
 };
 
 /// The function of an algorithm; the alternative's index is the Collective's value
 /// (GatherFn and ScatterFn share a type, so always construct by index: make_algorithm()).
-using AlgorithmFn = std::variant<AllgatherFn, AllreduceFn, BcastFn, ReduceFn, GatherFn, ScatterFn>;
+using AlgorithmFn = std::variant<AllgatherFn, AllreduceFn, BcastFn, ReduceFn, GatherFn, ScatterFn, GathervFn,
+                                 ScattervFn, AlltoallFn, AlltoallvFn>;
 
 struct Algorithm {
   std::string name;
@@ -69,6 +75,10 @@ class Registry {
   [[nodiscard]] ReduceFn reduce(std::string_view name) const { return get<Collective::reduce>(name); }
   [[nodiscard]] GatherFn gather(std::string_view name) const { return get<Collective::gather>(name); }
   [[nodiscard]] ScatterFn scatter(std::string_view name) const { return get<Collective::scatter>(name); }
+  [[nodiscard]] GathervFn gatherv(std::string_view name) const { return get<Collective::gatherv>(name); }
+  [[nodiscard]] ScattervFn scatterv(std::string_view name) const { return get<Collective::scatterv>(name); }
+  [[nodiscard]] AlltoallFn alltoall(std::string_view name) const { return get<Collective::alltoall>(name); }
+  [[nodiscard]] AlltoallvFn alltoallv(std::string_view name) const { return get<Collective::alltoallv>(name); }
 
  private:
   Registry() = default;

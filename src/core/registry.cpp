@@ -25,12 +25,10 @@ const char* name_of(Collective collective) {
 }
 
 Collective parse_collective(std::string_view name) {
-  for (Collective c : {Collective::allgather, Collective::allreduce, Collective::bcast, Collective::reduce,
-                       Collective::gather, Collective::scatter}) {
+  for (Collective c : all_collectives) {
     if (name == name_of(c)) return c;
   }
-  throw InvalidArgument("collective", "unknown collective '" + std::string(name) +
-                                          "' (expected allgather, allreduce, bcast, reduce, gather or scatter)");
+  throw InvalidArgument("collective", "unknown collective '" + std::string(name) + "'");
 }
 
 Registry& Registry::instance() {
