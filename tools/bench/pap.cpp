@@ -190,9 +190,9 @@ Report run_pap(const PapOptions& o, const BackendOptions& b) {
     }
     const double mean = sum / n;
     const double var = std::max(0.0, sum_sq / n - mean * mean);
-    const std::size_t count =
-        o.collective == "allgather" ? o.size / static_cast<std::size_t>(procs) * static_cast<std::size_t>(procs)
-                                    : o.size;
+    const std::size_t count = o.collective == "allgather"
+                                  ? o.size / static_cast<std::size_t>(procs) * static_cast<std::size_t>(procs)
+                                  : o.size;
     Row row;
     row.set("experiment", std::string("pap"))
         .set("backend", b.backend)

@@ -122,10 +122,12 @@ void write_report(std::ostream& out, const Report& report, const std::string& fo
       }
       cells.push_back(std::move(line));
     }
-    for (std::size_t c = 0; c < cols.size(); ++c) out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << cols[c];
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << cols[c];
     out << "\n";
     for (const auto& line : cells) {
-      for (std::size_t c = 0; c < cols.size(); ++c) out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << line[c];
+      for (std::size_t c = 0; c < cols.size(); ++c)
+        out << (c ? "  " : "") << std::setw(static_cast<int>(width[c])) << line[c];
       out << "\n";
     }
   } else {
