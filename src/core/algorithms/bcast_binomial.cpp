@@ -1,18 +1,45 @@
-// STUB: to be implemented.
+// Binomial-tree broadcast.
+//
+// Ranks are renumbered relative to the root (v = rank - root mod P). Each rank
+// receives once from its parent (v with its lowest set bit cleared) and then sends
+// to its children v + 2^k, the farthest (largest subtree) first, so the rounds
+// halve the distance. P = 8, root 0 (add the root mod P for another root):
+//
+//   round 0:  0 ──> 4
+//   round 1:  0 ──> 2        4 ──> 6
+//   round 2:  0 ──> 1   2 ──> 3   4 ──> 5   6 ──> 7
+//
+// Cost (α-β model, n bytes): ⌈log2 P⌉ (α + nβ) along the deepest path; the root
+// sends ⌈log2 P⌉ messages, every other rank receives exactly one. No copies, no
+// extra memory.
+#include <vector>
+
 #include "internal/common.hpp"
+#include "plans/binomial_tree.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void bcast_binomial(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
                     const CollectiveOptions& options) {
-  (void)comm;
-  (void)buffer;
-  (void)count;
-  (void)type;
-  (void)root;
-  (void)options;
-  throw Error("bcast_binomial: not implemented yet");
+  namespace tree = plans::binomial;
+  check_rank(comm, root, "root");
+  const std::size_t bytes = count * size_of(type);
+  internal::check_buffer(buffer, bytes, "buffer");
+  const int procs = comm.size();
+  if (bytes == 0 || procs == 1) return;
+
+  const int v = tree::relative(comm.rank(), root, procs);
+  if (v != 0) {
+    comm.recv(tree::absolute(tree::parent(v), root, procs), internal::tag_bcast, buffer, bytes, options.timeout);
+  }
+  const std::vector<int> children = tree::children(v, procs);
+  std::vector<Request> sends;
+  sends.reserve(children.size());
+  for (auto c = children.rbegin(); c != children.rend(); ++c) {
+    sends.push_back(comm.isend(tree::absolute(*c, root, procs), internal::tag_bcast, buffer, bytes));
+  }
+  comm.wait_all(sends, options.timeout);
 }
 
 }  // namespace ragged

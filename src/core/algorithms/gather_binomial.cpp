@@ -1,19 +1,97 @@
-// STUB: to be implemented.
+// Binomial-tree gather.
+//
+// Ranks are renumbered relative to the root (v = rank - root mod P). The subtree
+// of v is the run of relative ranks [v, v + size). Each rank receives the packed
+// blocks of its children's subtrees (all receives posted at once), places them
+// after its own block, and sends its whole run to its parent. P = 8, root 0,
+// [a..b] the blocks of relative ranks a..b, packed in that order:
+//
+//   round 0:  1 ─[1]────> 0   3 ─[3]────> 2   5 ─[5]────> 4   7 ─[7]────> 6
+//   round 1:  2 ─[2..3]─> 0   6 ─[6..7]─> 4
+//   round 2:  4 ─[4..7]─> 0
+//
+// Unrotation at the root: relative rank a is absolute rank (a + root) mod P, so a
+// child's run [a, a + s) is a contiguous run of recvbuf unless it wraps past rank
+// P-1. The root receives every non-wrapping run straight into its place in
+// recvbuf; at most one child's run wraps, and that one goes through a temporary
+// buffer and is copied out in two pieces (the extra copy: at most P/2 blocks, none
+// for root 0).
+//
+// In place: at the root, sendbuf == ragged::in_place means the root's block is
+// already at recvbuf + root * count. recvbuf matters only at the root.
+//
+// Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
+// receives runs of 1, 2, 4, ... blocks. Inner ranks copy their own block into a
+// buffer of size(subtree) * n and send it; leaves send sendbuf directly.
+#include <vector>
+
 #include "internal/common.hpp"
+#include "plans/binomial_tree.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void gather_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
                      const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)root;
-  (void)options;
-  throw Error("gather_binomial: not implemented yet");
+  namespace tree = plans::binomial;
+  check_rank(comm, root, "root");
+  const int procs = comm.size();
+  const int me = comm.rank();
+  const bool inplace = internal::is_in_place(sendbuf);
+  if (inplace && me != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
+  const std::size_t bytes = count * size_of(type);
+  if (!inplace) internal::check_buffer(sendbuf, bytes, "sendbuf");
+  if (me == root) internal::check_buffer(recvbuf, bytes * static_cast<std::size_t>(procs), "recvbuf");
+  if (bytes == 0) return;
+
+  const int v = tree::relative(me, root, procs);
+  const std::vector<int> children = tree::children(v, procs);
+  const auto blocks = [&](int n) { return static_cast<std::size_t>(n) * bytes; };
+  std::vector<Request> recvs;
+  recvs.reserve(children.size());
+
+  if (v != 0) {
+    const int parent = tree::absolute(tree::parent(v), root, procs);
+    if (children.empty()) {
+      comm.send(parent, internal::tag_gather, sendbuf, bytes, options.timeout);
+      return;
+    }
+    const int size = tree::subtree_size(v, procs);
+    std::vector<std::byte> run(blocks(size));
+    for (int c : children) {
+      recvs.push_back(comm.irecv(tree::absolute(c, root, procs), internal::tag_gather, run.data() + blocks(c - v),
+                                 blocks(tree::subtree_size(c, procs))));
+    }
+    internal::copy_bytes(run.data(), sendbuf, bytes);
+    comm.wait_all(recvs, options.timeout);
+    comm.send(parent, internal::tag_gather, run.data(), run.size(), options.timeout);
+    return;
+  }
+
+  // The root: children's runs go straight to recvbuf unless they wrap past rank P-1.
+  std::byte* out = internal::bytes(recvbuf);
+  std::vector<std::byte> wrapped;
+  int wrapped_start = 0;  // absolute rank of the wrapped run's first block
+  int wrapped_size = 0;
+  for (int c : children) {
+    const int start = tree::absolute(c, root, procs);
+    const int size = tree::subtree_size(c, procs);
+    void* dest = out + blocks(start);
+    if (start + size > procs) {
+      wrapped.resize(blocks(size));
+      wrapped_start = start;
+      wrapped_size = size;
+      dest = wrapped.data();
+    }
+    recvs.push_back(comm.irecv(start, internal::tag_gather, dest, blocks(size)));
+  }
+  if (!inplace) internal::copy_bytes(out + blocks(root), sendbuf, bytes);
+  comm.wait_all(recvs, options.timeout);
+  if (wrapped_size != 0) {
+    const int head = procs - wrapped_start;  // blocks of ranks wrapped_start..P-1
+    internal::copy_bytes(out + blocks(wrapped_start), wrapped.data(), blocks(head));
+    internal::copy_bytes(out, wrapped.data() + blocks(head), blocks(wrapped_size - head));
+  }
 }
 
 }  // namespace ragged

@@ -1,20 +1,109 @@
-// STUB: to be implemented.
+// Binomial-tree reduction.
+//
+// Ranks are renumbered relative to the tree's root (v = rank - tree_root mod P).
+// Each rank receives the partial results of its children v + 1, v + 2, v + 4, ...
+// in that order (smallest subtree first), folds each one in on the right, and
+// sends its own partial result to its parent. P = 8, tree root 0, x_i the
+// contribution of rank i, ∘ the operator:
+//
+//   round 0:  1 ──> 0   3 ──> 2   5 ──> 4   7 ──> 6    0: x0∘x1        2: x2∘x3 ...
+//   round 1:  2 ──> 0   6 ──> 4                        0: (x0∘x1)∘(x2∘x3) ...
+//   round 2:  4 ──> 0                                  0: (x0∘..∘x3)∘(x4∘..∘x7)
+//
+// Every subtree holds a contiguous range of relative ranks, and a rank's own
+// range lies to the left of each child's, so the result is x_t ∘ x_{t+1} ∘ ... in
+// relative order. That is rank order only when the tree root t is 0:
+//   - commutative operators: the tree is rooted at `root`; its result is a
+//     rotation of rank order (x_root ∘ ... ∘ x_{P-1} ∘ x_0 ∘ ...), equal to the
+//     rank-order result for a commutative and associative operator;
+//   - non-commutative operators with root != 0: the tree is rooted at rank 0,
+//     which then sends the result to `root` (one extra α + nβ), so the operands
+//     are always in rank order, as MPI requires.
+//
+// Cost (α-β-γ model, n bytes of m elements): ⌈log2 P⌉ (α + nβ + mγ) along the
+// deepest path, plus α + nβ for a non-commutative operator with root != 0. Each
+// child's data is received into a buffer and combined as buf = acc ∘ buf, then the
+// roles of the two buffers swap, so no partial result is ever copied; the root
+// uses recvbuf as one of its two buffers, chosen so the last combination lands
+// in it (one final copy only in place and an odd number of children).
+// Extra memory: n bytes at the root, 2n at inner ranks, none at leaves.
+#include <string>
+#include <vector>
+
 #include "internal/common.hpp"
+#include "plans/binomial_tree.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                      const ReduceOp& op, int root, const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)op;
-  (void)root;
-  (void)options;
-  throw Error("reduce_binomial: not implemented yet");
+  namespace tree = plans::binomial;
+  check_rank(comm, root, "root");
+  // reduce_local would reject these too, but only on ranks that combine something:
+  // check on every rank first so that no rank waits for one that threw.
+  if (op.kind == OpKind::custom && !op.custom) {
+    throw InvalidArgument("op", "custom operator '" + op.label + "' has no function");
+  }
+  if (op.kind != OpKind::custom && type == DataType::byte) {
+    throw InvalidArgument("type", "built-in operator '" + op.label + "' is not defined on byte");
+  }
+  const int procs = comm.size();
+  const int me = comm.rank();
+  const bool is_root = me == root;
+  const bool inplace = internal::is_in_place(sendbuf);
+  if (inplace && !is_root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
+  const std::size_t bytes = count * size_of(type);
+  if (!inplace) internal::check_buffer(sendbuf, bytes, "sendbuf");
+  if (is_root) internal::check_buffer(recvbuf, bytes, "recvbuf");
+  if (bytes == 0) return;
+
+  const void* mine = inplace ? recvbuf : sendbuf;
+  const int tree_root = op.commutative ? root : 0;
+  const int v = tree::relative(me, tree_root, procs);
+  const std::vector<int> children = tree::children(v, procs);
+  const auto nchildren = children.size();
+
+  // Two buffers that take turns receiving a child's data and holding the partial result.
+  std::vector<std::byte> scratch[2];
+  void* slot[2] = {nullptr, nullptr};
+  unsigned next = 0;  // the slot the next child's data goes to
+  const bool result_here = is_root && tree_root == root;
+  if (result_here) {
+    // recvbuf is slot 0: start so that the last child lands in it, unless recvbuf still
+    // holds our own contribution (in place) and so cannot take the first child's data.
+    slot[0] = recvbuf;
+    next = static_cast<unsigned>((nchildren + 1) % 2);
+    if (inplace && next == 0) next = 1;
+  }
+  const auto slot_for = [&](unsigned i) {
+    if (slot[i] == nullptr) {
+      scratch[i].resize(bytes);
+      slot[i] = scratch[i].data();
+    }
+    return slot[i];
+  };
+
+  const void* acc = mine;
+  for (int c : children) {
+    void* buf = slot_for(next);
+    comm.recv(tree::absolute(c, tree_root, procs), internal::tag_reduce, buf, bytes, options.timeout);
+    reduce_local(op, type, acc, buf, count);  // buf = acc ∘ child: lower ranks on the left
+    comm.runtime().charge(static_cast<double>(count));
+    acc = buf;
+    next ^= 1U;
+  }
+
+  if (v != 0) {
+    comm.send(tree::absolute(tree::parent(v), tree_root, procs), internal::tag_reduce, acc, bytes, options.timeout);
+  } else if (!is_root) {
+    comm.send(root, internal::tag_reduce, acc, bytes, options.timeout);  // rank 0 forwards the ordered result
+  }
+  if (result_here) {
+    internal::copy_bytes(recvbuf, acc, bytes);  // a no-op unless P == 1 or the in-place case above
+  } else if (is_root) {
+    comm.recv(tree_root, internal::tag_reduce, recvbuf, bytes, options.timeout);
+  }
 }
 
 }  // namespace ragged

@@ -1,19 +1,91 @@
-// STUB: to be implemented.
+// Binomial-tree scatter.
+//
+// Ranks are renumbered relative to the root (v = rank - root mod P). The subtree
+// of v is the run of relative ranks [v, v + size). Each rank receives its
+// subtree's blocks, packed in relative order, from its parent, keeps the first
+// block (its own) and sends each child its child's run, the largest subtree
+// first. P = 8, root 0, [a..b] the blocks of relative ranks a..b:
+//
+//   round 0:  0 ─[4..7]─> 4
+//   round 1:  0 ─[2..3]─> 2   4 ─[6..7]─> 6
+//   round 2:  0 ─[1]────> 1   2 ─[3]────> 3   4 ─[5]────> 5   6 ─[7]────> 7
+//
+// Rotation at the root: relative rank a is absolute rank (a + root) mod P, so a
+// child's run [a, a + s) is a contiguous run of sendbuf unless it wraps past rank
+// P-1. The root sends every non-wrapping run straight from sendbuf; at most one
+// child's run wraps, and that one is first packed into a temporary buffer from
+// two pieces (the extra copy: at most P/2 blocks, none for root 0).
+//
+// In place: as with MPI_Scatter's MPI_IN_PLACE, the root passes recvbuf ==
+// ragged::in_place (the const pointer value, cast to void*) and then keeps its
+// own block where it is, at sendbuf + root * count. sendbuf matters only at the
+// root.
+//
+// Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
+// sends runs of ..., 4, 2, 1 blocks. Inner ranks receive size(subtree) * n bytes
+// into a buffer and copy their own block out of it; leaves receive into recvbuf.
+#include <vector>
+
 #include "internal/common.hpp"
+#include "plans/binomial_tree.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void scatter_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
                       const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)root;
-  (void)options;
-  throw Error("scatter_binomial: not implemented yet");
+  namespace tree = plans::binomial;
+  check_rank(comm, root, "root");
+  const int procs = comm.size();
+  const int me = comm.rank();
+  const bool inplace = internal::is_in_place(recvbuf);
+  if (inplace && me != root) throw InvalidArgument("recvbuf", "in_place is only valid at the root");
+  const std::size_t bytes = count * size_of(type);
+  if (!inplace) internal::check_buffer(recvbuf, bytes, "recvbuf");
+  if (me == root) internal::check_buffer(sendbuf, bytes * static_cast<std::size_t>(procs), "sendbuf");
+  if (bytes == 0) return;
+
+  const int v = tree::relative(me, root, procs);
+  const std::vector<int> children = tree::children(v, procs);
+  const auto blocks = [&](int n) { return static_cast<std::size_t>(n) * bytes; };
+  std::vector<Request> sends;
+  sends.reserve(children.size());
+
+  if (v != 0) {
+    const int parent = tree::absolute(tree::parent(v), root, procs);
+    if (children.empty()) {
+      comm.recv(parent, internal::tag_scatter, recvbuf, bytes, options.timeout);
+      return;
+    }
+    std::vector<std::byte> run(blocks(tree::subtree_size(v, procs)));
+    comm.recv(parent, internal::tag_scatter, run.data(), run.size(), options.timeout);
+    for (auto c = children.rbegin(); c != children.rend(); ++c) {
+      sends.push_back(comm.isend(tree::absolute(*c, root, procs), internal::tag_scatter, run.data() + blocks(*c - v),
+                                 blocks(tree::subtree_size(*c, procs))));
+    }
+    internal::copy_bytes(recvbuf, run.data(), bytes);
+    comm.wait_all(sends, options.timeout);
+    return;
+  }
+
+  // The root: children's runs go straight from sendbuf unless they wrap past rank P-1.
+  const std::byte* in = internal::bytes(sendbuf);
+  std::vector<std::byte> wrapped;
+  for (auto c = children.rbegin(); c != children.rend(); ++c) {
+    const int start = tree::absolute(*c, root, procs);
+    const int size = tree::subtree_size(*c, procs);
+    const void* src = in + blocks(start);
+    if (start + size > procs) {
+      const int head = procs - start;  // blocks of ranks start..P-1
+      wrapped.resize(blocks(size));
+      internal::copy_bytes(wrapped.data(), in + blocks(start), blocks(head));
+      internal::copy_bytes(wrapped.data() + blocks(head), in, blocks(size - head));
+      src = wrapped.data();
+    }
+    sends.push_back(comm.isend(start, internal::tag_scatter, src, blocks(size)));
+  }
+  if (!inplace) internal::copy_bytes(recvbuf, in + blocks(root), bytes);
+  comm.wait_all(sends, options.timeout);
 }
 
 }  // namespace ragged
