@@ -20,6 +20,14 @@ const char* name_of(Collective collective) {
       return "gather";
     case Collective::scatter:
       return "scatter";
+    case Collective::gatherv:
+      return "gatherv";
+    case Collective::scatterv:
+      return "scatterv";
+    case Collective::alltoall:
+      return "alltoall";
+    case Collective::alltoallv:
+      return "alltoallv";
   }
   return "unknown";
 }
