@@ -1,0 +1,198 @@
+// sim::run and the process-wide SimGrid engine: created once (SimGrid cannot
+// make a second one), with one platform loaded once; every run adds its actors
+// and calls Engine::run() again.
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <simgrid/s4u.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "ragged/error.hpp"
+#include "ragged/sim.hpp"
+#include "world.hpp"
+
+#ifndef RAGGED_PLATFORM_DIR
+#define RAGGED_PLATFORM_DIR ""
+#endif
+#ifndef RAGGED_PLATFORM_INSTALL_DIR
+#define RAGGED_PLATFORM_INSTALL_DIR ""
+#endif
+
+namespace ragged::sim {
+
+namespace detail {
+namespace {
+World* g_world = nullptr;
+}
+World* current_world() { return g_world; }
+}  // namespace detail
+
+namespace {
+
+namespace sg4 = simgrid::s4u;
+namespace fs = std::filesystem;
+
+/// "node-2" before "node-10": digit runs compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool da = std::isdigit(static_cast<unsigned char>(a[i])) != 0;
+    const bool db = std::isdigit(static_cast<unsigned char>(b[j])) != 0;
+    if (da && db) {
+      std::size_t ei = i;
+      std::size_t ej = j;
+      while (ei < a.size() && std::isdigit(static_cast<unsigned char>(a[ei])) != 0) ++ei;
+      while (ej < b.size() && std::isdigit(static_cast<unsigned char>(b[ej])) != 0) ++ej;
+      std::string na = a.substr(i, ei - i);
+      std::string nb = b.substr(j, ej - j);
+      na.erase(0, std::min(na.find_first_not_of('0'), na.size()));
+      nb.erase(0, std::min(nb.find_first_not_of('0'), nb.size()));
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      if (ei - i != ej - j) return ei - i < ej - j;  // fewer leading zeros first
+      i = ei;
+      j = ej;
+    } else {
+      if (a[i] != b[j]) return a[i] < b[j];
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+struct EngineState {
+  sg4::Engine* engine = nullptr;
+  std::string platform;  // canonical path of the loaded platform
+  std::vector<sg4::Host*> hosts;
+  std::vector<std::string> args;  // the simgrid_args the engine was created with
+};
+
+EngineState& engine_state() {
+  static EngineState state;
+  return state;
+}
+
+std::string canonical(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(fs::path(path), ec);
+  return ec ? path : p.string();
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+EngineState& ensure_engine(const Config& config) {
+  const std::string path = canonical(platform_path(config.platform));
+  EngineState& st = engine_state();
+  if (st.engine == nullptr) {
+    std::vector<std::string> args{"ragged-sim", "--log=root.thresh:warning", "--log=no_loc"};
+#ifdef RAGGED_SIM_THREAD_CONTEXTS
+    // Sanitizers cannot follow stack switching: one system thread per actor.
+    args.emplace_back("--cfg=contexts/factory:thread");
+#endif
+    args.insert(args.end(), config.simgrid_args.begin(), config.simgrid_args.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(args.size());
+    st.engine = new sg4::Engine(&argc, argv.data());  // lives as long as the process: SimGrid has one engine
+    sg4::Engine::on_deadlock_cb([] {
+      if (detail::g_world != nullptr) detail::g_world->on_simgrid_deadlock();
+    });
+    st.engine->load_platform(path);
+    st.platform = path;
+    st.args = config.simgrid_args;
+    st.hosts = st.engine->get_all_hosts();
+    std::sort(st.hosts.begin(), st.hosts.end(),
+              [](const sg4::Host* a, const sg4::Host* b) { return natural_less(a->get_name(), b->get_name()); });
+    if (st.hosts.empty()) throw InvalidArgument("platform", "platform " + path + " has no host");
+    return st;
+  }
+  if (path != st.platform) {
+    throw InvalidArgument("platform", "this process already simulates " + st.platform +
+                                          "; SimGrid cannot load a second platform (" + path +
+                                          "): use one platform per process");
+  }
+  if (config.simgrid_args != st.args) {
+    for (const std::string& a : config.simgrid_args) {
+      if (a.rfind("--log=", 0) == 0) {
+        xbt_log_control_set(a.substr(6).c_str());
+      } else if (std::find(st.args.begin(), st.args.end(), a) == st.args.end()) {
+        throw InvalidArgument(
+            "simgrid_args",
+            "'" + a + "' can only be given to the first sim::run of a process (it had: " + join(st.args) + ")");
+      }
+    }
+  }
+  return st;
+}
+
+}  // namespace
+
+std::vector<std::string> shipped_platforms() {
+  return {"cluster-1gbe-48", "infiniband-qdr-560", "two-clusters-30-30", "two-clusters-20-40"};
+}
+
+std::string platform_path(std::string_view name_or_path) {
+  const std::string name(name_or_path);
+  const auto shipped = shipped_platforms();
+  if (std::find(shipped.begin(), shipped.end(), name) != shipped.end()) {
+    for (const char* dir : {RAGGED_PLATFORM_DIR, RAGGED_PLATFORM_INSTALL_DIR}) {
+      if (*dir == '\0') continue;
+      const fs::path p = fs::path(dir) / (name + ".xml");
+      std::error_code ec;
+      if (fs::is_regular_file(p, ec)) return p.string();
+    }
+    throw InvalidArgument("platform", "shipped platform '" + name + "' is missing from " + RAGGED_PLATFORM_DIR +
+                                          " and " + RAGGED_PLATFORM_INSTALL_DIR);
+  }
+  std::error_code ec;
+  if (!name.empty() && fs::is_regular_file(fs::path(name), ec)) return name;
+  throw InvalidArgument(
+      "platform", "'" + name + "' is neither a shipped platform (" + join(shipped) + ") nor an existing XML file");
+}
+
+Placement placement(const Config& config) {
+  if (config.procs < 1) throw InvalidArgument("procs", "must be >= 1, got " + std::to_string(config.procs));
+  const EngineState& st = ensure_engine(config);
+  Placement out;
+  for (int r = 0; r < config.procs; ++r) {
+    const sg4::Host* h = st.hosts[static_cast<std::size_t>(r) % st.hosts.size()];
+    out.host.push_back(h->get_name());
+    out.zone.push_back(h->get_englobing_zone()->get_name());
+  }
+  return out;
+}
+
+void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
+  if (detail::g_world != nullptr) throw Error("sim::run: called from inside a running simulation");
+  if (config.procs < 1) throw InvalidArgument("procs", "must be >= 1, got " + std::to_string(config.procs));
+  if (!rank_main) throw InvalidArgument("rank_main", "empty function");
+  EngineState& st = ensure_engine(config);
+
+  std::vector<sg4::Host*> rank_hosts;
+  for (int r = 0; r < config.procs; ++r) rank_hosts.push_back(st.hosts[static_cast<std::size_t>(r) % st.hosts.size()]);
+  detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock());
+  detail::g_world = &world;
+  struct Reset {
+    ~Reset() { detail::g_world = nullptr; }
+  } reset;
+  for (int r = 0; r < config.procs; ++r) {
+    world.spawn("rank" + std::to_string(r), world.host_of(r), r, "main",
+                [&world, &rank_main, r](detail::ActorCtl&) { rank_main(world.comm(r)); });
+  }
+  st.engine->run();
+  if (world.first_error()) std::rethrow_exception(world.first_error());
+}
+
+}  // namespace ragged::sim

@@ -1,0 +1,318 @@
+#include "world.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <simgrid/Exception.hpp>
+#include <sstream>
+#include <utility>
+
+#include "backend.hpp"
+
+namespace ragged::sim::detail {
+
+namespace {
+
+std::string what_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
+std::string describe_message(const Message& m) {
+  std::ostringstream os;
+  if (m.kind == Message::Kind::send) {
+    os << "send(dest=" << m.peer << ", tag=" << m.tag << ", " << m.bytes << " bytes)";
+  } else {
+    os << "recv(source=";
+    if (m.peer == any_source) {
+      os << "any";
+    } else {
+      os << m.peer;
+    }
+    os << ", tag=" << m.tag << ", capacity " << m.bytes << " bytes)";
+  }
+  if (m.tag == internal_tag) os << " [backend-internal barrier]";
+  return os.str();
+}
+
+}  // namespace
+
+double quantize(double seconds) { return std::nearbyint(seconds * 1e9) / 1e9; }
+
+World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock)
+    : procs_(procs),
+      rank_hosts_(std::move(rank_hosts)),
+      start_clock_(start_clock),
+      queues_(static_cast<std::size_t>(procs)),
+      windows_created_(static_cast<std::size_t>(procs), 0) {
+  comms_.reserve(static_cast<std::size_t>(procs));
+  for (int r = 0; r < procs; ++r) comms_.push_back(std::make_unique<SimComm>(*this, r));
+}
+
+World::~World() = default;
+
+// ------------------------------------------------------------------ actors
+
+void World::spawn(const std::string& name, sg4::Host* host, int rank, std::string role,
+                  std::function<void(ActorCtl&)> fn) {
+  ++live_;
+  sg4::Actor::create(name, host, [this, rank, role = std::move(role), fn = std::move(fn)]() {
+    ActorCtl ctl;
+    ctl.rank = rank;
+    ctl.role = role;
+    const aid_t pid = sg4::this_actor::get_pid();
+    actors_[pid] = &ctl;
+    try {
+      fn(ctl);
+    } catch (const simgrid::ForcefulKillException&) {
+      // SimGrid is killing every actor (a deadlock it detected): let the exception unwind the actor.
+      actors_.erase(pid);
+      throw;
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    actors_.erase(pid);
+    actor_exit(ctl);
+  });
+}
+
+ActorCtl& World::self() {
+  ActorCtl* me = self_or_null();
+  if (me == nullptr) throw Error("sim backend: called from outside the actors of the run");
+  return *me;
+}
+
+ActorCtl* World::self_or_null() {
+  if (!sg4::Actor::is_maestro()) {
+    auto it = actors_.find(sg4::this_actor::get_pid());
+    if (it != actors_.end()) return it->second;
+  }
+  return nullptr;
+}
+
+void World::actor_exit(ActorCtl& /*me*/) {
+  --live_;
+  if (!aborting_ && live_ > 0 && parked_untimed_ == live_) detect_deadlock(nullptr);
+}
+
+// ------------------------------------------------------------------ blocking
+
+double World::deadline_for(Timeout timeout) {
+  if (!timeout) return -1.0;
+  return sg4::Engine::get_clock() + std::max(0.0, *timeout);
+}
+
+void World::park(ActorCtl& me, double deadline, AbortMode /*mode*/) {
+  me.parked = true;
+  me.untimed = deadline < 0;
+  if (me.untimed) {
+    ++parked_untimed_;
+    if (parked_untimed_ == live_ && !aborting_) {
+      // Every live actor is blocked with no deadline and nobody left to wake it.
+      me.parked = false;
+      --parked_untimed_;
+      detect_deadlock(&me);
+      return;
+    }
+    me.sem->acquire();
+  } else {
+    const double left = deadline - sg4::Engine::get_clock();
+    if (left > 0) me.sem->acquire_timeout(left);
+  }
+  if (me.parked) {  // woke by its deadline, not by wake()
+    me.parked = false;
+    if (me.untimed) --parked_untimed_;
+  }
+}
+
+bool World::wait_until(std::initializer_list<WaitQueue*> queues, double deadline, const std::function<bool()>& ready,
+                       WaitInfo info, AbortMode mode) {
+  return wait_until(std::vector<WaitQueue*>(queues), deadline, ready, info, mode);
+}
+
+bool World::wait_until(const std::vector<WaitQueue*>& queues, double deadline, const std::function<bool()>& ready,
+                       WaitInfo info, AbortMode mode) {
+  ActorCtl& me = self();
+  for (;;) {
+    if (ready()) return true;
+    if (aborting_ && mode == AbortMode::throw_aborted) throw Aborted(abort_reason_);
+    if (deadline >= 0 && sg4::Engine::get_clock() >= deadline) return false;
+    for (WaitQueue* q : queues) q->add(&me);
+    me.info = info;
+    park(me, deadline, mode);
+    for (WaitQueue* q : queues) q->remove(&me);
+  }
+}
+
+void World::wake(ActorCtl* actor) {
+  if (!actor->parked) return;
+  actor->parked = false;
+  if (actor->untimed) --parked_untimed_;
+  if (!killing_) actor->sem->release();
+}
+
+void World::wake_all(WaitQueue& queue) {
+  for (ActorCtl* a : queue.take()) wake(a);
+}
+
+// ------------------------------------------------------------------ failure
+
+void World::throw_if_aborting() const {
+  if (aborting_) throw Aborted(abort_reason_);
+}
+
+void World::fail(std::exception_ptr error) {
+  if (!first_error_) first_error_ = error;
+  abort_run(what_of(error));
+}
+
+void World::abort_run(const std::string& why) {
+  if (aborting_) return;
+  aborting_ = true;
+  abort_reason_ = why;
+  std::vector<ActorCtl*> parked;
+  for (const auto& [pid, a] : actors_) {
+    if (a->parked) parked.push_back(a);
+  }
+  for (ActorCtl* a : parked) wake(a);
+}
+
+std::string World::describe(const ActorCtl& a) const {
+  std::ostringstream os;
+  os << "rank " << a.rank << " (" << a.role << ") blocked in " << a.info.op;
+  if (a.info.message != nullptr) {
+    os << " on " << describe_message(*a.info.message);
+  } else if (std::strcmp(a.info.op, "Comm::wait_any") == 0) {
+    os << " on " << a.info.count << " requests";
+  } else if (std::strcmp(a.info.op, "Window::notify_wait_some") == 0) {
+    os << "(first=" << a.info.first << ", count=" << a.info.count << ")";
+  }
+  return os.str();
+}
+
+void World::detect_deadlock(const ActorCtl* trigger) {
+  std::ostringstream os;
+  os << "sim::run: deadlock at simulated time " << quantize(sg4::Engine::get_clock() - start_clock_)
+     << " s: every live actor is blocked and none can wake another";
+  for (const auto& [pid, a] : actors_) {
+    if ((a->parked && a->untimed) || a == trigger) os << "\n  " << describe(*a);
+  }
+  fail(std::make_exception_ptr(Error(os.str())));
+}
+
+void World::on_simgrid_deadlock() {
+  killing_ = true;
+  aborting_ = true;
+  if (abort_reason_.empty()) abort_reason_ = "SimGrid detected a deadlock";
+  if (!first_error_) {
+    std::ostringstream os;
+    os << "sim::run: SimGrid detected a deadlock at simulated time "
+       << quantize(sg4::Engine::get_clock() - start_clock_) << " s";
+    for (const auto& [pid, a] : actors_) {
+      if (a->parked) os << "\n  " << describe(*a);
+    }
+    first_error_ = std::make_exception_ptr(Error(os.str()));
+  }
+}
+
+// ------------------------------------------------------------------ transfers
+
+bool World::route_is_empty(sg4::Host* host) {
+  auto it = empty_self_route_.find(host);
+  if (it != empty_self_route_.end()) return it->second;
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  host->route_to(host, links, &latency);
+  const bool empty = links.empty() && latency <= 0;
+  empty_self_route_.emplace(host, empty);
+  return empty;
+}
+
+void World::transfer(int rank, sg4::Host* from, sg4::Host* to, std::size_t bytes, std::function<void()> done) {
+  if (from == to && route_is_empty(from)) {
+    done();
+    return;
+  }
+  spawn("transfer", from, rank, "transfer", [from, to, bytes, done = std::move(done)](ActorCtl&) {
+    sg4::Comm::sendto(from, to, static_cast<std::uint64_t>(bytes));
+    done();
+  });
+}
+
+// ------------------------------------------------------------------ matching
+
+namespace {
+bool recv_accepts(const Message& recv, const Message& send) {
+  return (recv.peer == any_source || recv.peer == send.owner) && recv.tag == send.tag;
+}
+}  // namespace
+
+void World::post(const MessagePtr& message) {
+  if (message->kind == Message::Kind::send) {
+    auto& q = queues_[static_cast<std::size_t>(message->peer)];
+    for (auto it = q.posted_recvs.begin(); it != q.posted_recvs.end(); ++it) {
+      if (recv_accepts(**it, *message)) {
+        MessagePtr recv = *it;
+        q.posted_recvs.erase(it);
+        match(message, recv);
+        return;
+      }
+    }
+    q.unexpected_sends.push_back(message);
+  } else {
+    auto& q = queues_[static_cast<std::size_t>(message->owner)];
+    for (auto it = q.unexpected_sends.begin(); it != q.unexpected_sends.end(); ++it) {
+      if (recv_accepts(*message, **it)) {
+        MessagePtr send = *it;
+        q.unexpected_sends.erase(it);
+        match(send, message);
+        return;
+      }
+    }
+    q.posted_recvs.push_back(message);
+  }
+}
+
+void World::cancel(const MessagePtr& message) {
+  if (message->matched) return;
+  std::list<MessagePtr>& list = message->kind == Message::Kind::send
+                                    ? queues_[static_cast<std::size_t>(message->peer)].unexpected_sends
+                                    : queues_[static_cast<std::size_t>(message->owner)].posted_recvs;
+  list.remove(message);
+}
+
+void World::match(const MessagePtr& send, const MessagePtr& recv) {
+  send->matched = true;
+  recv->matched = true;
+  const std::size_t n = std::min(send->bytes, recv->bytes);
+  if (n != 0) std::memcpy(recv->recv_data, send->send_data, n);
+  recv->truncated = send->bytes > recv->bytes;
+  recv->sent_bytes = send->bytes;
+  recv->status = Status{send->owner, send->tag, n};
+  send->status = Status{};
+  transfer(send->owner, host_of(send->owner), host_of(recv->owner), send->bytes, [this, send, recv] {
+    send->complete = true;
+    recv->complete = true;
+    wake_all(send->waiters);
+    wake_all(recv->waiters);
+  });
+}
+
+// ------------------------------------------------------------------ windows
+
+std::shared_ptr<WindowGroup> World::join_window_group(int rank) {
+  const std::size_t k = windows_created_[static_cast<std::size_t>(rank)]++;
+  if (window_groups_.size() <= k) window_groups_.resize(k + 1);
+  std::shared_ptr<WindowGroup>& slot = window_groups_[k];
+  if (!slot) slot = std::make_shared<WindowGroup>(procs_);
+  std::shared_ptr<WindowGroup> group = slot;
+  if (++group->joined == procs_) slot.reset();  // every rank has it: the windows own it from now on
+  return group;
+}
+
+}  // namespace ragged::sim::detail

@@ -1,0 +1,209 @@
+// Internal state of one sim::run: the ranks, their message queues, windows and
+// the actors that block. All actors share this address space and SimGrid runs
+// them one at a time, so plain C++ data structures need no locks; they only
+// must be consistent before every simcall (a simcall lets other actors run).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <list>
+#include <map>
+#include <memory>
+#include <simgrid/s4u.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ragged/comm.hpp"
+#include "ragged/error.hpp"
+
+namespace ragged::sim::detail {
+
+namespace sg4 = simgrid::s4u;
+
+class World;
+
+/// Thrown into the actors of a run that is being abandoned (a rank failed or the run deadlocked).
+class Aborted : public Error {
+ public:
+  explicit Aborted(const std::string& why) : Error("sim::run aborted: " + why) {}
+};
+
+/// What a blocked actor waits for; turned into text only for a deadlock report.
+struct WaitInfo {
+  const char* op = "";
+  const struct Message* message = nullptr;
+  std::size_t count = 0;
+  int first = 0;
+};
+
+/// One actor of the run (a rank's main actor, a daemon, a transfer).
+struct ActorCtl {
+  int rank = -1;
+  std::string role;  ///< "main", the daemon's name, or "transfer"
+  sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
+  bool parked = false;
+  bool untimed = false;
+  WaitInfo info;
+};
+
+/// Actors blocked until something happens.
+class WaitQueue {
+ public:
+  void add(ActorCtl* a) { waiters_.push_back(a); }
+  void remove(ActorCtl* a) {
+    for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+      if (*it == a) {
+        waiters_.erase(it);
+        return;
+      }
+    }
+  }
+  /// Empties the queue and returns who was in it.
+  std::vector<ActorCtl*> take() { return std::exchange(waiters_, {}); }
+
+ private:
+  std::vector<ActorCtl*> waiters_;
+};
+
+/// A posted send or receive.
+struct Message {
+  enum class Kind { send, recv };
+  Kind kind = Kind::send;
+  int owner = -1;  ///< the rank that posted it
+  int peer = -1;   ///< destination of a send; source (or any_source) of a receive
+  int tag = 0;
+  const void* send_data = nullptr;
+  void* recv_data = nullptr;
+  std::size_t bytes = 0;  ///< size of a send, capacity of a receive
+  bool matched = false;
+  bool complete = false;
+  bool truncated = false;
+  std::size_t sent_bytes = 0;  ///< for a truncated receive: what the sender sent
+  Status status;
+  WaitQueue waiters;
+};
+using MessagePtr = std::shared_ptr<Message>;
+
+/// One rank's part of a window created collectively.
+struct WindowPart {
+  std::vector<std::byte> memory;
+  std::vector<std::uint64_t> notifications;
+  WaitQueue notification_waiters;
+  std::size_t outstanding_puts = 0;  ///< puts this rank issued that have not landed yet
+  WaitQueue flush_waiters;
+  bool created = false;
+};
+
+struct WindowGroup {
+  explicit WindowGroup(int procs) : parts(static_cast<std::size_t>(procs)) {}
+  std::vector<WindowPart> parts;
+  int joined = 0;
+};
+
+class SimComm;
+
+/// How a wait reacts when the run is being abandoned.
+enum class AbortMode { throw_aborted, keep_waiting };
+
+class World {
+ public:
+  World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  [[nodiscard]] int procs() const { return procs_; }
+  [[nodiscard]] sg4::Host* host_of(int rank) const { return rank_hosts_[static_cast<std::size_t>(rank)]; }
+  [[nodiscard]] double start_clock() const { return start_clock_; }
+  SimComm& comm(int rank) { return *comms_[static_cast<std::size_t>(rank)]; }
+
+  // ---------------------------------------------------------------- actors
+  /// Creates an actor on `host` that runs `fn` with its own ActorCtl; counts it as live at once.
+  void spawn(const std::string& name, sg4::Host* host, int rank, std::string role, std::function<void(ActorCtl&)> fn);
+  /// The calling actor.
+  ActorCtl& self();
+  /// The calling actor, or null when called from outside the run's actors.
+  ActorCtl* self_or_null();
+
+  // ---------------------------------------------------------------- blocking
+  /// Blocks the caller until `ready()` holds, registered on `queues` while parked.
+  /// deadline < 0: no deadline. Returns false when the deadline passed first.
+  bool wait_until(std::initializer_list<WaitQueue*> queues, double deadline, const std::function<bool()>& ready,
+                  WaitInfo info, AbortMode mode = AbortMode::throw_aborted);
+  bool wait_until(const std::vector<WaitQueue*>& queues, double deadline, const std::function<bool()>& ready,
+                  WaitInfo info, AbortMode mode = AbortMode::throw_aborted);
+  void wake(ActorCtl* actor);
+  void wake_all(WaitQueue& queue);
+  /// Absolute deadline for a relative Timeout (-1 for none).
+  [[nodiscard]] static double deadline_for(Timeout timeout);
+
+  // ---------------------------------------------------------------- failure
+  [[nodiscard]] bool aborting() const { return aborting_; }
+  void throw_if_aborting() const;
+  /// Records a failure (the first one is rethrown by run()) and abandons the run.
+  void fail(std::exception_ptr error);
+  [[nodiscard]] std::exception_ptr first_error() const { return first_error_; }
+  /// SimGrid detected a deadlock that the bookkeeping did not see and is killing every actor.
+  void on_simgrid_deadlock();
+  [[nodiscard]] bool killing() const { return killing_; }
+
+  // ---------------------------------------------------------------- transfers
+  /// Simulates moving `bytes` from `from` to `to` and then calls `done` (in an actor on `from`,
+  /// or right away when the platform has no route from a host to itself).
+  void transfer(int rank, sg4::Host* from, sg4::Host* to, std::size_t bytes, std::function<void()> done);
+
+  // ---------------------------------------------------------------- matching
+  /// Posts a send or receive (already validated) and matches it if it can.
+  void post(const MessagePtr& message);
+  /// Removes an unmatched message from its queue.
+  void cancel(const MessagePtr& message);
+
+  // ---------------------------------------------------------------- windows
+  std::shared_ptr<WindowGroup> join_window_group(int rank);
+
+ private:
+  void match(const MessagePtr& send, const MessagePtr& recv);
+  void park(ActorCtl& me, double deadline, AbortMode mode);
+  void actor_exit(ActorCtl& me);
+  void detect_deadlock(const ActorCtl* trigger);
+  void abort_run(const std::string& why);
+  [[nodiscard]] std::string describe(const ActorCtl& actor) const;
+  [[nodiscard]] bool route_is_empty(sg4::Host* host);
+
+  int procs_;
+  std::vector<sg4::Host*> rank_hosts_;
+  double start_clock_;
+  std::vector<std::unique_ptr<SimComm>> comms_;
+
+  std::map<aid_t, ActorCtl*> actors_;  // ordered by pid: creation order, deterministic
+  int live_ = 0;
+  int parked_untimed_ = 0;
+  bool aborting_ = false;
+  bool killing_ = false;
+  std::string abort_reason_;
+  std::exception_ptr first_error_;
+
+  struct RankQueues {
+    std::list<MessagePtr> posted_recvs;
+    std::list<MessagePtr> unexpected_sends;
+  };
+  std::vector<RankQueues> queues_;
+  std::map<sg4::Host*, bool> empty_self_route_;
+
+  std::vector<std::shared_ptr<WindowGroup>> window_groups_;
+  std::vector<std::size_t> windows_created_;
+};
+
+/// The World of the run in progress (null outside sim::run).
+World* current_world();
+
+/// Tag for the backend's own traffic (above every tag the algorithms may use).
+inline constexpr int internal_tag = max_tag + 1;
+
+/// Quantizes a simulated duration to whole nanoseconds (see docs/backends/sim.md, "Determinism").
+double quantize(double seconds);
+
+}  // namespace ragged::sim::detail
