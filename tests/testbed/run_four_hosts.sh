@@ -1,0 +1,21 @@
+#!/bin/sh
+# testbed.four_hosts: run the four-host check on an emulated cluster, or skip
+# (exit 77) with the reason when this machine cannot host one.
+# usage: run_four_hosts.sh TESTBED_SCRIPT DELAYLINE_BINARY CHECK_BINARY
+testbed=$1
+delayline=$2
+check=$3
+if [ -z "$check" ]; then
+  echo "SKIP: built without MPI (RAGGED_WITH_MPI=OFF)"
+  exit 77
+fi
+if [ -z "$delayline" ]; then
+  echo "SKIP: the delay line was not built (libnetfilter_queue not found at configure time)"
+  exit 77
+fi
+"$testbed" check --delayline "$delayline" || exit $?
+
+# 100 Mbit/s links and 2 ms one-way latency; the check verifies the results
+# of collectives exactly and that the links are no faster than that.
+exec "$testbed" run --hosts 4 --rate 100mbit --delay 2ms --timeout 40 --delayline "$delayline" \
+  -- "$check" --delay-us 2000 --rate-bps 100000000
