@@ -1,18 +1,51 @@
-// STUB: to be implemented.
+// allgather "bruck": ceil(log2 P) rounds of doubling distance, for any P.
+//
+//   Each rank works in a rotated view of recvbuf: position i holds block
+//   rank+i (mod P). In round k (d = 2^k) a rank sends positions [0, m) to
+//   rank-d and receives positions [d, d+m) from rank+d, m = min(d, P-d).
+//   A final rotation by `rank` blocks puts block j at position j.
+//
+//   P = 5, positions of rank 0 (and, in brackets, the rank it receives from)
+//   start    0 . . . .
+//   d = 1    0 1 . . .     (rank 1 sends its positions 0    = block 1)
+//   d = 2    0 1 2 3 .     (rank 2 sends its positions 0..1 = blocks 2,3)
+//   d = 4    0 1 2 3 4     (rank 4 sends its position  0    = block 4)
+//   rotate by 0: nothing to do. Rank 3 ends with 3 4 0 1 2 and rotates right by 3.
+//
+// Cost (n = P*count*size bytes gathered): ceil(log2 P) alpha + (P-1)/P n beta,
+// plus a local rotation of n bytes. The rotated view lives in recvbuf itself:
+// no extra memory.
+#include <algorithm>
+
 #include "internal/common.hpp"
+#include "plans/bruck_plan.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void allgather_bruck(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                      const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)options;
-  throw Error("allgather_bruck: not implemented yet");
+  const int procs = comm.size();
+  const int rank = comm.rank();
+  const std::size_t block = count * size_of(type);
+  const auto p = static_cast<std::size_t>(procs);
+  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
+  internal::check_buffer(recvbuf, p * block, "recvbuf");
+
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [&](int position) { return out + static_cast<std::size_t>(position) * block; };
+  // Own block to position 0 of the rotated view (in place it comes from position `rank`).
+  internal::copy_bytes(at(0), internal::is_in_place(sendbuf) ? at(rank) : sendbuf, block);
+  if (procs == 1 || block == 0) return;
+
+  for (int k = 0; k < plans::bruck::rounds(procs); ++k) {
+    const plans::bruck::Round round = plans::bruck::round(rank, procs, k);
+    const std::size_t bytes = static_cast<std::size_t>(round.blocks) * block;
+    comm.sendrecv(round.send_to, internal::tag_allgather, at(0), bytes, round.recv_from, internal::tag_allgather,
+                  at(round.distance), bytes, options.timeout);
+  }
+  // Position i holds block rank+i: rotate right by `rank` blocks so that block j sits at j.
+  std::rotate(out, out + (p - static_cast<std::size_t>(rank)) * block, out + p * block);
 }
 
 }  // namespace ragged

@@ -1,18 +1,51 @@
-// STUB: to be implemented.
+// allgather "nex": neighbor exchange (Chen et al.), as Open MPI uses for even P.
+//
+//   P = 6, pairs A = blocks {0,1}, B = {2,3}, C = {4,5}. Step 0 swaps one
+//   block inside each pair; every later step swaps one whole pair (two
+//   adjacent blocks, one message) with the other neighbor, forwarding the pair
+//   received in the step before.
+//
+//   step  exchanges            held after the step (pairs)
+//                               r0   r1   r2   r3   r4   r5
+//   0     0-1  2-3  4-5         A    A    B    B    C    C
+//   1     1-2  3-4  5-0         AC   AB   BA   BC   CB   CA
+//   2     0-1  2-3  4-5         ACB  ABC  BAC  BCA  CBA  CAB
+//
+// Cost (n = P*count*size bytes gathered), even P: P/2 alpha + (P-1)/P n beta:
+// the bandwidth of the ring with half its steps.
+//
+// Odd P has no perfect pairing; like Open MPI, NEX then runs the ring
+// (allgather_ring: (P-1) alpha + (P-1)/P n beta). P = 1 only copies.
 #include "internal/common.hpp"
+#include "plans/nex_plan.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void allgather_nex(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                    const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)options;
-  throw Error("allgather_nex: not implemented yet");
+  const int procs = comm.size();
+  if (procs % 2 != 0) {
+    allgather_ring(comm, sendbuf, recvbuf, count, type, options);
+    return;
+  }
+  const int rank = comm.rank();
+  const std::size_t block = count * size_of(type);
+  const auto p = static_cast<std::size_t>(procs);
+  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
+  internal::check_buffer(recvbuf, p * block, "recvbuf");
+
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
+  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(rank), sendbuf, block);
+  if (block == 0) return;
+
+  for (int s = 0; s < plans::nex::steps(procs); ++s) {
+    const plans::nex::Step step = plans::nex::step(rank, procs, s);
+    comm.sendrecv(step.peer, internal::tag_allgather, at(step.send_first),
+                  static_cast<std::size_t>(step.send_blocks) * block, step.peer, internal::tag_allgather,
+                  at(step.recv_first), static_cast<std::size_t>(step.recv_blocks) * block, options.timeout);
+  }
 }
 
 }  // namespace ragged

@@ -1,18 +1,45 @@
-// STUB: to be implemented.
+// allgather "ring": every rank passes blocks to its right neighbor.
+//
+//   P = 4, block b starts on rank b. In step s rank r sends block r-s to r+1
+//   and receives block r-s-1 from r-1: the block it forwards in step s+1.
+//
+//   before step  rank 0     rank 1     rank 2     rank 3     block each rank sends
+//   s = 0        [0 . . .]  [. 1 . .]  [. . 2 .]  [. . . 3]  0 1 2 3
+//   s = 1        [0 . . 3]  [0 1 . .]  [. 1 2 .]  [. . 2 3]  3 0 1 2
+//   s = 2        [0 . 2 3]  [0 1 . 3]  [0 1 2 .]  [. 1 2 3]  2 3 0 1
+//   end          [0 1 2 3]  [0 1 2 3]  [0 1 2 3]  [0 1 2 3]
+//
+// Cost (n = P*count*size bytes gathered): (P-1) alpha + (P-1)/P n beta.
+// Every step moves one block on every link at once, so the ring is
+// bandwidth-optimal; its latency term grows linearly in P.
 #include "internal/common.hpp"
+#include "plans/ring_plan.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void allgather_ring(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                     const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)options;
-  throw Error("allgather_ring: not implemented yet");
+  const int procs = comm.size();
+  const int rank = comm.rank();
+  const std::size_t block = count * size_of(type);
+  const auto p = static_cast<std::size_t>(procs);
+  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
+  internal::check_buffer(recvbuf, p * block, "recvbuf");
+
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
+  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(rank), sendbuf, block);
+  if (procs == 1 || block == 0) return;
+
+  const int right = plans::ring::right(rank, procs);
+  const int left = plans::ring::left(rank, procs);
+  for (int s = 0; s < procs - 1; ++s) {
+    const int send_block = plans::ring::allgather_send_block(rank, procs, s);
+    const int recv_block = plans::ring::allgather_recv_block(rank, procs, s);
+    comm.sendrecv(right, internal::tag_allgather, at(send_block), block, left, internal::tag_allgather, at(recv_block),
+                  block, options.timeout);
+  }
 }
 
 }  // namespace ragged

@@ -1,19 +1,136 @@
-// STUB: to be implemented.
+// allreduce "pipelined_linear": a pipelined chain (the "linear tree" that
+// seed 002's SLT builds on). Segments are reduced down the chain
+// P-1 -> ... -> 1 -> 0 and the results travel back 0 -> 1 -> ... -> P-1.
+//
+//   P = 4, segments a, b, c; lower case: partial sums, upper case: results.
+//   Slots are segment transfer times; each link is used in both directions.
+//
+//   slot      0  1  2  3  4  5  6  7
+//   3 -> 2    a  b  c                     rank 3 sends its own segments
+//   2 -> 1       a  b  c                  rank 2 adds its own and passes on
+//   1 -> 0          a  b  c               rank 1 likewise
+//   0 -> 1             A  B  C            rank 0 adds its own: result
+//   1 -> 2                A  B  C         stored and passed up
+//   2 -> 3                   A  B  C
+//
+//   Rank r receives segment t from r+1, reduces it with its own, passes it
+//   to r-1 and posts the receive of the result of t from r-1. Results come
+//   back about 2r segment times later, so after reducing segment t a middle
+//   rank forwards the results of segments up to t-2r to r+1 (plans/
+//   pipelined_linear_plan.hpp), then the remaining ones at the end. No rank
+//   ever polls, and the chain cannot deadlock: every wait depends only on
+//   earlier segments or on ranks further down the chain.
+//
+// Segment size: 32 KiB (plans::chain::segment_bytes), whole elements.
+// Cost (n = count*size bytes, k = ceil(n / 32 KiB) segments of s bytes):
+//   about (2(P-1) + k - 1)(alpha + s beta) + n gamma on full-duplex links,
+//   i.e. 2(P-1)(alpha + s beta) + n beta + n gamma for long vectors: bandwidth
+//   close to one vector transfer, latency linear in P. Commutative operators
+//   only. Every rank gets rank 0's bits. Any P; P = 1 only copies.
+#include <vector>
+
 #include "internal/common.hpp"
+#include "plans/pipelined_linear_plan.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                                 const ReduceOp& op, const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)op;
-  (void)options;
-  throw Error("allreduce_pipelined_linear: not implemented yet");
+  const int procs = comm.size();
+  const int rank = comm.rank();
+  const std::size_t esize = size_of(type);
+  const std::size_t bytes = count * esize;
+  const bool inplace = internal::is_in_place(sendbuf);
+  if (!inplace) internal::check_buffer(sendbuf, bytes, "sendbuf");
+  internal::check_buffer(recvbuf, bytes, "recvbuf");
+
+  std::byte* out = internal::bytes(recvbuf);
+  if (procs == 1 || count == 0) {
+    if (!inplace) internal::copy_bytes(out, sendbuf, bytes);
+    return;
+  }
+
+  namespace chain = plans::chain;
+  const int tag = internal::tag_allreduce;
+  const std::size_t per = chain::segment_elements(esize);
+  const std::size_t nseg = chain::segments(count, per);
+  const auto offset = [&](std::size_t t) { return chain::segment_first(t, per) * esize; };
+  const auto length = [&](std::size_t t) { return chain::segment_size(count, t, per); };
+  const int down = rank - 1;  // toward rank 0, where the reduction completes
+  const int up = rank + 1;    // where the results go
+
+  std::vector<Request> partial_recv;  // partial segments from `up`
+  std::vector<Request> partial_send;  // partial segments to `down`
+  std::vector<Request> result_recv;   // results from `down`
+  std::vector<Request> result_send;   // results to `up`
+
+  if (rank == procs - 1) {
+    // The far end: send every own segment down, receive every result. In place, the segments
+    // must not be overwritten while they are still being sent: send from a copy.
+    std::vector<std::byte> copy;
+    const std::byte* own = internal::bytes(sendbuf);
+    if (inplace) {
+      copy.assign(out, out + bytes);
+      own = copy.data();
+    }
+    partial_send.reserve(nseg);
+    result_recv.reserve(nseg);
+    for (std::size_t t = 0; t < nseg; ++t) {
+      partial_send.push_back(comm.isend(down, tag, own + offset(t), length(t) * esize));
+      result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
+    }
+    comm.wait_all(partial_send, options.timeout);
+    comm.wait_all(result_recv, options.timeout);
+    return;
+  }
+
+  // Every other rank receives the partial segments from `up` into scratch.
+  std::vector<std::byte> scratch(bytes);
+  partial_recv.reserve(nseg);
+  for (std::size_t t = 0; t < nseg; ++t) {
+    partial_recv.push_back(comm.irecv(up, tag, scratch.data() + offset(t), length(t) * esize));
+  }
+
+  if (rank == 0) {
+    // The reducing end: recvbuf starts as the own vector; each segment is complete once the
+    // partial from rank 1 is added, and goes straight back up.
+    if (!inplace) internal::copy_bytes(out, sendbuf, bytes);
+    result_send.reserve(nseg);
+    for (std::size_t t = 0; t < nseg; ++t) {
+      partial_recv[t].wait(options.timeout);
+      reduce_local(op, type, scratch.data() + offset(t), out + offset(t), length(t));
+      comm.runtime().charge(static_cast<double>(length(t)));
+      result_send.push_back(comm.isend(up, tag, out + offset(t), length(t) * esize));
+    }
+    comm.wait_all(result_send, options.timeout);
+    return;
+  }
+
+  // A middle rank: own op partial goes down (from scratch); the result lands in recvbuf.
+  const std::byte* own = inplace ? out : internal::bytes(sendbuf);
+  partial_send.reserve(nseg);
+  result_recv.reserve(nseg);
+  result_send.reserve(nseg);
+  const auto forward_results = [&](std::size_t upto) {
+    while (result_send.size() < upto) {
+      const std::size_t j = result_send.size();
+      result_recv[j].wait(options.timeout);
+      result_send.push_back(comm.isend(up, tag, out + offset(j), length(j) * esize));
+    }
+  };
+  for (std::size_t t = 0; t < nseg; ++t) {
+    partial_recv[t].wait(options.timeout);
+    reduce_local(op, type, own + offset(t), scratch.data() + offset(t), length(t));
+    comm.runtime().charge(static_cast<double>(length(t)));
+    partial_send.push_back(comm.isend(down, tag, scratch.data() + offset(t), length(t) * esize));
+    // Own segment t has been consumed: in place, its memory may now take the result.
+    result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
+    forward_results(chain::forwarded_after(rank, t, nseg));
+  }
+  forward_results(nseg);
+  comm.wait_all(partial_send, options.timeout);
+  comm.wait_all(result_send, options.timeout);
 }
 
 }  // namespace ragged

@@ -1,19 +1,83 @@
-// STUB: to be implemented.
+// allreduce "recursive_doubling": whole vectors exchanged with partners at
+// distance 1, 2, 4, ... among a power of two of ranks, for any P.
+//
+//   P = 6: pof2 = 4, rem = 2. Fold: even ranks below 2*rem hand their vector
+//   to the odd rank above them and sit out; the other pof2 ranks take
+//   virtual ranks 0..3 and exchange and reduce whole vectors with
+//   vrank xor 1, then vrank xor 2; finally the folded ranks get the result.
+//
+//   rank       0      1      2      3      4      5
+//   fold       0 ---> 1      2 ---> 3
+//   vrank      -      0      -      1      2      3
+//   mask 1            1 <--------> 3      4 <--> 5
+//   mask 2            1 <---------------> 4
+//                                   3 <--------> 5
+//   unfold     0 <--- 1      2 <--- 3
+//
+// Cost (n = count*size bytes), pof2 = 2^floor(log2 P):
+//   log2(pof2) (alpha + n beta + n gamma),
+//   plus 2 (alpha + n beta) + n gamma when P is not a power of two (fold, unfold).
+// Few steps but the whole vector in each: for short vectors. Commutative
+// operators only. Both partners of a step compute (lower half) op (upper
+// half) in the same order, so every rank gets the same bits.
+#include <utility>
+#include <vector>
+
 #include "internal/common.hpp"
+#include "plans/recursive_doubling_plan.hpp"
 #include "ragged/algorithms.hpp"
 
 namespace ragged {
 
 void allreduce_recursive_doubling(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                                   const ReduceOp& op, const CollectiveOptions& options) {
-  (void)comm;
-  (void)sendbuf;
-  (void)recvbuf;
-  (void)count;
-  (void)type;
-  (void)op;
-  (void)options;
-  throw Error("allreduce_recursive_doubling: not implemented yet");
+  const int procs = comm.size();
+  const int rank = comm.rank();
+  const std::size_t bytes = count * size_of(type);
+  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, bytes, "sendbuf");
+  internal::check_buffer(recvbuf, bytes, "recvbuf");
+
+  std::byte* out = internal::bytes(recvbuf);
+  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(out, sendbuf, bytes);
+  if (procs == 1 || count == 0) return;
+
+  namespace rd = plans::recursive;
+  const int tag = internal::tag_allreduce;
+  const double elements = static_cast<double>(count);
+  std::vector<std::byte> scratch(bytes);
+
+  // Fold the ranks beyond the largest power of two.
+  const int fold = rd::fold_partner(rank, procs);
+  const int v = rd::vrank(rank, procs);
+  if (v < 0) {
+    comm.send(fold, tag, out, bytes, options.timeout);
+    comm.recv(fold, tag, out, bytes, options.timeout);
+    return;
+  }
+  if (fold >= 0) {
+    comm.recv(fold, tag, scratch.data(), bytes, options.timeout);
+    reduce_local(op, type, scratch.data(), out, count);  // lower rank on the left
+    comm.runtime().charge(elements);
+  }
+
+  // Recursive doubling among the pof2 virtual ranks. `acc` holds this rank's partial result; it
+  // alternates between recvbuf and scratch so that the reduction order can follow the ranks.
+  std::byte* acc = out;
+  std::byte* other = scratch.data();
+  for (int mask = 1; mask < rd::pof2(procs); mask <<= 1) {
+    const int peer = rd::partner(v, mask, procs);
+    comm.sendrecv(peer, tag, acc, bytes, peer, tag, other, bytes, options.timeout);
+    if ((v & mask) != 0) {
+      reduce_local(op, type, other, acc, count);  // acc = partner's op mine
+    } else {
+      reduce_local(op, type, acc, other, count);  // other = mine op partner's
+      std::swap(acc, other);
+    }
+    comm.runtime().charge(elements);
+  }
+  if (acc != out) internal::copy_bytes(out, acc, bytes);
+
+  if (fold >= 0) comm.send(fold, tag, out, bytes, options.timeout);
 }
 
 }  // namespace ragged
