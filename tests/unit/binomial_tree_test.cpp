@@ -16,17 +16,25 @@ struct AbsoluteTree {
   std::vector<std::vector<int>> children;  // absolute, in the order children() gives
 };
 
-AbsoluteTree build(int procs, int root) {
-  AbsoluteTree t;
+/// children(v, procs) for every relative rank v: the same for every root.
+std::vector<std::vector<int>> relative_children(int procs) {
+  std::vector<std::vector<int>> kids;
+  for (int v = 0; v < procs; ++v) kids.push_back(children(v, procs));
+  return kids;
+}
+
+/// The tree in absolute ranks, built with relative(), parent() and absolute().
+void build(int procs, int root, const std::vector<std::vector<int>>& kids, AbsoluteTree& t) {
   t.parent.assign(static_cast<unsigned>(procs), -2);
   t.children.resize(static_cast<unsigned>(procs));
   for (int rank = 0; rank < procs; ++rank) {
     const int v = relative(rank, root, procs);
     const int pv = parent(v);
     t.parent[static_cast<unsigned>(rank)] = pv < 0 ? -1 : absolute(pv, root, procs);
-    for (int c : children(v, procs)) t.children[static_cast<unsigned>(rank)].push_back(absolute(c, root, procs));
+    auto& out = t.children[static_cast<unsigned>(rank)];
+    out.clear();
+    for (int c : kids[static_cast<unsigned>(v)]) out.push_back(absolute(c, root, procs));
   }
-  return t;
 }
 
 TEST(BinomialTree, RelativeAndAbsoluteAreInverse) {
@@ -46,8 +54,10 @@ TEST(BinomialTree, RelativeAndAbsoluteAreInverse) {
 
 TEST(BinomialTree, EveryRankButTheRootHasExactlyOneParentThatListsIt) {
   for (int procs = 1; procs <= max_procs; ++procs) {
+    const auto kids = relative_children(procs);
+    AbsoluteTree t;
     for (int root = 0; root < procs; ++root) {
-      const AbsoluteTree t = build(procs, root);
+      build(procs, root, kids, t);
       std::vector<int> times_child(static_cast<unsigned>(procs), 0);
       for (int rank = 0; rank < procs; ++rank) {
         for (int c : t.children[static_cast<unsigned>(rank)]) {
@@ -73,8 +83,10 @@ TEST(BinomialTree, EveryRankButTheRootHasExactlyOneParentThatListsIt) {
 
 TEST(BinomialTree, IsConnectedAndNoDeeperThanCeilLog2P) {
   for (int procs = 1; procs <= max_procs; ++procs) {
+    const auto kids = relative_children(procs);
+    AbsoluteTree t;
     for (int root = 0; root < procs; ++root) {
-      const AbsoluteTree t = build(procs, root);
+      build(procs, root, kids, t);
       std::vector<int> depth(static_cast<unsigned>(procs), -1);
       std::vector<int> queue{root};
       depth[static_cast<unsigned>(root)] = 0;
