@@ -149,7 +149,7 @@ class SimDaemon final : public Daemon {
   // Joins like a std::thread that must not outlive what it uses. While the run is being
   // abandoned it still waits: the daemon's own blocking calls throw, so it ends soon.
   ~SimDaemon() override {
-    if (joined_ || world_.killing()) return;
+    if (joined_ || current_world() != &world_ || world_.killing()) return;  // nothing to join after the run
     try {
       wait(AbortMode::keep_waiting);
     } catch (...) {  // NOLINT(bugprone-empty-catch): a destructor must not throw

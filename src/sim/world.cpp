@@ -233,15 +233,51 @@ bool World::route_is_empty(sg4::Host* host) {
   return empty;
 }
 
-void World::transfer(int rank, sg4::Host* from, sg4::Host* to, std::size_t bytes, std::function<void()> done) {
+void World::transfer(int /*rank*/, sg4::Host* from, sg4::Host* to, std::size_t bytes, std::function<void()> done) {
   if (from == to && route_is_empty(from)) {
     done();
     return;
   }
-  spawn("transfer", from, rank, "transfer", [from, to, bytes, done = std::move(done)](ActorCtl&) {
-    sg4::Comm::sendto(from, to, static_cast<std::uint64_t>(bytes));
-    done();
-  });
+  TransferWorker* worker = nullptr;
+  bool fresh = false;
+  if (idle_workers_.empty()) {
+    workers_.push_back(std::make_unique<TransferWorker>());
+    worker = workers_.back().get();
+    fresh = true;
+  } else {
+    worker = idle_workers_.back();
+    idle_workers_.pop_back();
+  }
+  worker->from = from;
+  worker->to = to;
+  worker->bytes = bytes;
+  worker->done = std::move(done);
+  ++live_;  // a busy worker is live: it will complete its transfer without help
+  if (fresh) {
+    sg4::Actor::create("transfer", from, [this, worker] { run_worker(*worker); })->daemonize();
+  }
+  worker->sem->release();
+}
+
+void World::run_worker(TransferWorker& worker) {
+  // Idle workers wait outside the deadlock bookkeeping; SimGrid kills them (daemons) when the
+  // last rank and daemon of the run ended.
+  for (;;) {
+    worker.sem->acquire();
+    try {
+      sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(worker.bytes));
+      std::function<void()> done = std::move(worker.done);
+      worker.done = nullptr;
+      done();
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;
+    } catch (...) {
+      fail(std::current_exception());
+    }
+    idle_workers_.push_back(&worker);
+    --live_;
+    if (!aborting_ && live_ > 0 && parked_untimed_ == live_) detect_deadlock(nullptr);
+  }
 }
 
 // ------------------------------------------------------------------ matching

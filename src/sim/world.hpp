@@ -105,6 +105,16 @@ struct WindowGroup {
 
 class SimComm;
 
+/// A SimGrid daemon actor that simulates transfers one after another. Idle workers wait for
+/// their next job in a pool; actors are costly to create, transfers are frequent.
+struct TransferWorker {
+  sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
+  sg4::Host* from = nullptr;
+  sg4::Host* to = nullptr;
+  std::size_t bytes = 0;
+  std::function<void()> done;
+};
+
 /// How a wait reacts when the run is being abandoned.
 enum class AbortMode { throw_aborted, keep_waiting };
 
@@ -172,6 +182,7 @@ class World {
   void abort_run(const std::string& why);
   [[nodiscard]] std::string describe(const ActorCtl& actor) const;
   [[nodiscard]] bool route_is_empty(sg4::Host* host);
+  void run_worker(TransferWorker& worker);
 
   int procs_;
   std::vector<sg4::Host*> rank_hosts_;
@@ -192,6 +203,8 @@ class World {
   };
   std::vector<RankQueues> queues_;
   std::map<sg4::Host*, bool> empty_self_route_;
+  std::vector<std::unique_ptr<TransferWorker>> workers_;
+  std::vector<TransferWorker*> idle_workers_;
 
   std::vector<std::shared_ptr<WindowGroup>> window_groups_;
   std::vector<std::size_t> windows_created_;
