@@ -1,0 +1,221 @@
+// Träff's irregular gather (seed 003, theorem 1): a binomial tree shaped by the block
+// sizes, built in ceil(log2 p) rounds of 24-byte messages by ranks that know only their
+// own block (lemma 3, in traff_construct.cpp), then the data flow up the tree. p = 8,
+// root 3, equal blocks, [a..b] the blocks of ranks a..b in rank order:
+//
+//   level 0:  0 ─[0]────> 1    2 ─[2]────> 3    4 ─[4]────> 5    6 ─[6]────> 7
+//   level 1:  1 ─[0..1]─> 3                     5 ─[4..5]─> 7
+//   level 2:  7 ─[4..7]─> 3
+//
+// Every message is a run of consecutive blocks (an ordered cube), so a rank's buffer
+// holds its subtree in rank order: blocks from below, its own, blocks from above.
+// Nothing is ever reordered.
+//
+// Overlap: a rank posts the receives of its children and (a leaf) starts its send as
+// soon as it learns its parent, while its fixed-root duties may go on; the root posts
+// each child's receive as soon as it learns of the child. All receives are
+// non-blocking, so children arrive in any order (late ranks are absorbed).
+//
+// The root: a child's run goes straight into recvbuf when the displacements of its
+// blocks are back to back in rank order; otherwise (displacements not contiguous or
+// not in rank order) it lands in a temporary buffer and is copied block by block —
+// the one extra copy, of that run only. In place: sendbuf == in_place at the root.
+//
+// Degradation (TraffOptions::direct_threshold_bytes): subtrees above the threshold
+// send straight to the root; the root computes which ones from recvcounts with the
+// oracle (the senders still need no global knowledge).
+//
+// Cost (α-β model): ceil(log2 p) α + β Σ_{i != r} m_i (+ lemma 2's penalty), after
+// the construction's L + 1 <= 2 ceil(log2 p) rounds of constant-size messages, which
+// overlap with the data flow. Inner ranks copy their own block into their buffer once.
+//
+// Count checks: the construction tells the root what each child's ranks really send;
+// the root compares that with recvcounts, and its own sendcount with recvcounts[root],
+// receives what is sent anyway, and raises InvalidArgument("recvcounts"/"sendcount")
+// at the end. Under degradation a disagreement that changes the tree is reported the
+// same way, but direct senders the root does not expect then wait (use a timeout).
+#include <algorithm>
+#include <vector>
+
+#include "internal/irregular.hpp"
+#include "internal/traff_driver.hpp"
+#include "ragged/irregular.hpp"
+
+namespace ragged {
+
+namespace {
+
+namespace traff = plans::traff;
+namespace irr = internal::irregular;
+
+struct RootReceive {
+  Request request;
+  int source = -1;
+  std::size_t bytes = 0;
+  std::vector<int> ranks;          // the blocks it holds, in order
+  std::vector<std::byte> staging;  // non-empty: unpack (or drop) after the receive
+  bool unpack = false;
+};
+
+void gather_at_root(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                    std::span<const int> displs, DataType type, int root, const CollectiveOptions& options,
+                    const traff::Params& params) {
+  const std::size_t element = size_of(type);
+  const bool inplace = internal::is_in_place(sendbuf);
+  irr::check_root_vectors(comm, recvcounts, "recvcounts", displs, "displs");
+  if (!inplace) irr::check_count(sendcount, "sendcount");
+  std::byte* out = internal::bytes(recvbuf);
+  irr::check_root_buffer(recvbuf, recvcounts, displs, element, "recvbuf");
+  const int own = inplace ? recvcounts[static_cast<std::size_t>(root)] : sendcount;
+  if (!inplace) internal::check_buffer(sendbuf, static_cast<std::size_t>(own) * element, "sendbuf");
+
+  irr::Deferred errors;
+  std::vector<RootReceive> receives;
+  const auto post = [&](int source, std::vector<int> ranks, std::int64_t claimed) {
+    const std::int64_t expected = irr::total(recvcounts, ranks);
+    RootReceive rr;
+    rr.source = source;
+    rr.bytes = static_cast<std::size_t>(claimed) * element;
+    void* dest = nullptr;
+    if (expected != claimed) {
+      errors.note("recvcounts", "ranks " + std::to_string(ranks.front()) + ".." + std::to_string(ranks.back()) +
+                                    " send " + std::to_string(claimed) + " elements, recvcounts say " +
+                                    std::to_string(expected));
+      if (claimed == 0) return;
+      rr.staging.resize(rr.bytes);  // drained, then dropped
+      dest = rr.staging.data();
+    } else if (claimed == 0) {
+      return;
+    } else if (const auto at = irr::contiguous(recvcounts, displs, ranks)) {
+      dest = out + static_cast<std::size_t>(*at) * element;
+    } else {
+      rr.staging.resize(rr.bytes);
+      rr.unpack = true;
+      dest = rr.staging.data();
+    }
+    rr.request = comm.irecv(source, irr::tag_gatherv_data, dest, rr.bytes);
+    rr.ranks = std::move(ranks);
+    receives.push_back(std::move(rr));
+  };
+
+  const bool degrade = params.direct_threshold >= 0;
+  internal::traff_driver::Hooks hooks;
+  if (!degrade) {
+    hooks.child_found = [&](const traff::Child& c) { post(c.rank, irr::run(c.cube.first, c.cube.last), c.elements); };
+  }
+  const traff::Node node =
+      internal::traff_driver::construct(comm, own, params, irr::tag_gatherv_tree, options.timeout, hooks);
+  if (degrade) {
+    std::vector<std::int64_t> sizes(recvcounts.begin(), recvcounts.end());
+    sizes[static_cast<std::size_t>(root)] = own;
+    const std::vector<traff::Node> tree = traff::oracle(sizes, params);
+    if (tree[static_cast<std::size_t>(root)] == node) {
+      for (const traff::Child& c : node.children) post(c.rank, traff::subtree_ranks(tree, c.rank), c.elements);
+      for (int i = 0; i < comm.size(); ++i) {
+        const traff::Node& n = tree[static_cast<std::size_t>(i)];
+        if (n.direct) post(i, traff::subtree_ranks(tree, i), n.carried);
+      }
+    } else {
+      // The senders' counts built another tree: drain what comes through the merges.
+      errors.note("recvcounts", "disagree with the senders' counts (the tree they built differs)");
+      for (const traff::Child& c : node.children) post(c.rank, irr::run(c.cube.first, c.cube.last), c.elements);
+    }
+  }
+
+  if (!inplace) {
+    if (sendcount != recvcounts[static_cast<std::size_t>(root)]) {
+      errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
+                                   std::to_string(recvcounts[static_cast<std::size_t>(root)]));
+    }
+    const int n = std::min(sendcount, recvcounts[static_cast<std::size_t>(root)]);
+    internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
+                         static_cast<std::size_t>(n) * element);
+  }
+  for (RootReceive& rr : receives) {
+    irr::wait_checked(rr.request, rr.bytes, options.timeout, errors, "recvcounts", rr.source);
+    if (rr.unpack) irr::unpack(out, rr.staging.data(), recvcounts, displs, rr.ranks, element);
+  }
+  errors.raise();
+}
+
+void gather_below_root(Comm& comm, const void* sendbuf, int sendcount, DataType type, const CollectiveOptions& options,
+                       const traff::Params& params) {
+  const std::size_t element = size_of(type);
+  irr::check_count(sendcount, "sendcount");
+  internal::check_buffer(sendbuf, static_cast<std::size_t>(sendcount) * element, "sendbuf");
+  std::vector<std::byte> buffer;
+  std::vector<Request> receives;
+  std::vector<std::pair<int, std::size_t>> expected;  // (source, bytes) per receive
+  Request leaf_send;
+
+  internal::traff_driver::Hooks hooks;
+  hooks.placed = [&](const traff::Node& n) {
+    if (n.carried == 0) return;
+    const bool inner =
+        std::any_of(n.children.begin(), n.children.end(), [](const traff::Child& c) { return c.elements > 0; });
+    if (!inner) {
+      leaf_send = comm.isend(n.parent, irr::tag_gatherv_data, sendbuf, static_cast<std::size_t>(sendcount) * element);
+      return;
+    }
+    buffer.resize(static_cast<std::size_t>(n.carried) * element);
+    const traff::Layout l = traff::layout(n, sendcount);
+    for (std::size_t i = 0; i < n.children.size(); ++i) {
+      const traff::Child& c = n.children[i];
+      if (c.elements == 0) continue;
+      const std::size_t bytes = static_cast<std::size_t>(c.elements) * element;
+      receives.push_back(comm.irecv(c.rank, irr::tag_gatherv_data,
+                                    buffer.data() + static_cast<std::size_t>(l.child[i]) * element, bytes));
+      expected.emplace_back(c.rank, bytes);
+    }
+    internal::copy_bytes(buffer.data() + static_cast<std::size_t>(l.own) * element, sendbuf,
+                         static_cast<std::size_t>(sendcount) * element);
+  };
+  const traff::Node node =
+      internal::traff_driver::construct(comm, sendcount, params, irr::tag_gatherv_tree, options.timeout, hooks);
+
+  irr::Deferred errors;
+  for (std::size_t i = 0; i < receives.size(); ++i) {
+    irr::wait_checked(receives[i], expected[i].second, options.timeout, errors, "sendcount", expected[i].first);
+  }
+  if (!buffer.empty()) comm.send(node.parent, irr::tag_gatherv_data, buffer.data(), buffer.size(), options.timeout);
+  leaf_send.wait(options.timeout);
+  errors.raise();
+}
+
+}  // namespace
+
+void gatherv_traff_with(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                        std::span<const int> displs, DataType type, int root, const CollectiveOptions& options,
+                        const TraffOptions& traff_options) {
+  check_rank(comm, root, "root");
+  const bool inplace = internal::is_in_place(sendbuf);
+  if (inplace && comm.rank() != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
+  const traff::Params params = internal::traff_driver::params_of(comm.size(), root, traff_options, size_of(type));
+  if (comm.rank() == root) {
+    gather_at_root(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, params);
+  } else {
+    gather_below_root(comm, sendbuf, sendcount, type, options, params);
+  }
+}
+
+void gatherv_traff(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                   std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+  gatherv_traff_with(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, TraffOptions{});
+}
+
+void gatherv_traff_copy(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                        std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+  TraffOptions o;
+  o.cost = TraffCost::lemma4;
+  gatherv_traff_with(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, o);
+}
+
+void gatherv_traff_degrade(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf,
+                           std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
+                           const CollectiveOptions& options) {
+  TraffOptions o;
+  o.direct_threshold_bytes = traff_degrade_threshold_bytes;
+  gatherv_traff_with(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, o);
+}
+
+}  // namespace ragged

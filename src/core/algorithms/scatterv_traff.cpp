@@ -1,0 +1,211 @@
+// Träff's irregular scatter (seed 003): the gather tree of gatherv_traff.cpp, built
+// the same way (lemma 3, every rank knowing only its own recvcount), with the data
+// flowing down: the time-reversed gather schedule. p = 8, root 3, equal blocks:
+//
+//   level 2:  3 ─[4..7]─> 7
+//   level 1:  3 ─[0..1]─> 1                     7 ─[4..5]─> 5
+//   level 0:  1 ─[0]────> 0    3 ─[2]────> 2    5 ─[4]────> 4    7 ─[6]────> 6
+//
+// A rank receives its subtree's blocks in rank order from its parent (into recvbuf
+// directly when it has no non-empty child), then sends each child its run, highest
+// level (largest subtree) first, one blocking send after the other as in the
+// 1-ported model, and copies its own block out. Ranks post the receive from their
+// parent as soon as they learn their parent, during the construction.
+//
+// Unlike gather, the root cannot start before the construction is complete: the
+// construction's L + 1 rounds come before the data (seed 003 §3).
+//
+// The root: a child's run is sent straight from sendbuf when its blocks lie back to
+// back in rank order; otherwise it is packed into a temporary buffer first (the extra
+// copy). In place: recvbuf == in_place at the root, whose block stays in sendbuf.
+//
+// Degradation: subtrees above the threshold get their run straight from the root,
+// which finds them with the oracle from sendcounts.
+//
+// Cost (α-β): L + 1 constant-size rounds, then ceil(log2 p) α + β Σ_{i != r} m_i
+// (+ lemma 2's penalty). Inner ranks copy their own block out of their buffer.
+//
+// Count checks: the construction tells the root what each child's ranks expect; the
+// root compares it with sendcounts (and recvcounts[root] with its recvcount), sends
+// each child what it expects (zeros where the counts disagree, so nobody hangs) and
+// raises InvalidArgument("sendcounts"/"recvcount") at the end. A receiver that gets
+// a different amount than it expects raises InvalidArgument("recvcount").
+#include <algorithm>
+#include <vector>
+
+#include "internal/irregular.hpp"
+#include "internal/traff_driver.hpp"
+#include "ragged/irregular.hpp"
+
+namespace ragged {
+
+namespace {
+
+namespace traff = plans::traff;
+namespace irr = internal::irregular;
+
+struct RootSend {
+  int rank = -1;
+  int level = -1;
+  std::int64_t claimed = 0;  // what the child's ranks expect
+  std::vector<int> ranks;
+};
+
+void scatter_from_root(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                       void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options,
+                       const traff::Params& params) {
+  const std::size_t element = size_of(type);
+  const bool inplace = internal::is_in_place(recvbuf);
+  irr::check_root_vectors(comm, sendcounts, "sendcounts", displs, "displs");
+  irr::check_root_buffer(sendbuf, sendcounts, displs, element, "sendbuf");
+  if (!inplace) irr::check_count(recvcount, "recvcount");
+  const int own = inplace ? sendcounts[static_cast<std::size_t>(root)] : recvcount;
+  if (!inplace) internal::check_buffer(recvbuf, static_cast<std::size_t>(own) * element, "recvbuf");
+  const std::byte* in = internal::bytes(sendbuf);
+
+  const traff::Node node =
+      internal::traff_driver::construct(comm, own, params, irr::tag_scatterv_tree, options.timeout, {});
+  irr::Deferred errors;
+  std::vector<RootSend> sends;
+  const auto merge_children_as_runs = [&] {
+    for (const traff::Child& c : node.children)
+      sends.push_back({c.rank, c.level, c.elements, irr::run(c.cube.first, c.cube.last)});
+  };
+  if (params.direct_threshold < 0) {
+    merge_children_as_runs();
+  } else {
+    std::vector<std::int64_t> sizes(sendcounts.begin(), sendcounts.end());
+    sizes[static_cast<std::size_t>(root)] = own;
+    const std::vector<traff::Node> tree = traff::oracle(sizes, params);
+    if (tree[static_cast<std::size_t>(root)] == node) {
+      for (const traff::Child& c : node.children)
+        sends.push_back({c.rank, c.level, c.elements, traff::subtree_ranks(tree, c.rank)});
+      for (int i = 0; i < comm.size(); ++i) {
+        const traff::Node& n = tree[static_cast<std::size_t>(i)];
+        if (n.direct) sends.push_back({i, n.level, n.carried, traff::subtree_ranks(tree, i)});
+      }
+    } else {
+      errors.note("sendcounts", "disagree with the receivers' counts (the tree they built differs)");
+      merge_children_as_runs();
+    }
+  }
+  // Largest subtrees first: the time-reversed gather order.
+  std::stable_sort(sends.begin(), sends.end(), [](const RootSend& a, const RootSend& b) { return a.level > b.level; });
+
+  std::vector<std::byte> packed;
+  for (const RootSend& s : sends) {
+    const std::int64_t expected = irr::total(sendcounts, s.ranks);
+    const std::size_t bytes = static_cast<std::size_t>(s.claimed) * element;
+    if (expected != s.claimed) {
+      errors.note("sendcounts", "ranks " + std::to_string(s.ranks.front()) + ".." + std::to_string(s.ranks.back()) +
+                                    " expect " + std::to_string(s.claimed) + " elements, sendcounts say " +
+                                    std::to_string(expected));
+      if (bytes == 0) continue;
+      packed.assign(bytes, std::byte{0});
+      comm.send(s.rank, irr::tag_scatterv_data, packed.data(), bytes, options.timeout);
+      continue;
+    }
+    if (bytes == 0) continue;
+    if (const auto at = irr::contiguous(sendcounts, displs, s.ranks)) {
+      comm.send(s.rank, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes, options.timeout);
+    } else {
+      packed.resize(bytes);
+      irr::pack(packed.data(), in, sendcounts, displs, s.ranks, element);
+      comm.send(s.rank, irr::tag_scatterv_data, packed.data(), bytes, options.timeout);
+    }
+  }
+  if (!inplace) {
+    if (recvcount != sendcounts[static_cast<std::size_t>(root)]) {
+      errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
+                                   std::to_string(sendcounts[static_cast<std::size_t>(root)]));
+    }
+    const int n = std::min(recvcount, sendcounts[static_cast<std::size_t>(root)]);
+    internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
+                         static_cast<std::size_t>(n) * element);
+  }
+  errors.raise();
+}
+
+void scatter_below_root(Comm& comm, void* recvbuf, int recvcount, DataType type, const CollectiveOptions& options,
+                        const traff::Params& params) {
+  const std::size_t element = size_of(type);
+  irr::check_count(recvcount, "recvcount");
+  const std::size_t own_bytes = static_cast<std::size_t>(recvcount) * element;
+  internal::check_buffer(recvbuf, own_bytes, "recvbuf");
+  std::vector<std::byte> buffer;
+  Request from_parent;
+  std::size_t expected = 0;
+
+  internal::traff_driver::Hooks hooks;
+  hooks.placed = [&](const traff::Node& n) {
+    if (n.carried == 0) return;
+    expected = static_cast<std::size_t>(n.carried) * element;
+    const bool inner =
+        std::any_of(n.children.begin(), n.children.end(), [](const traff::Child& c) { return c.elements > 0; });
+    void* dest = recvbuf;
+    if (inner) {
+      buffer.resize(expected);
+      dest = buffer.data();
+    }
+    from_parent = comm.irecv(n.parent, irr::tag_scatterv_data, dest, expected);
+  };
+  const traff::Node node =
+      internal::traff_driver::construct(comm, recvcount, params, irr::tag_scatterv_tree, options.timeout, hooks);
+
+  irr::Deferred errors;
+  if (from_parent.active()) {
+    irr::wait_checked(from_parent, expected, options.timeout, errors, "recvcount", node.parent);
+  }
+  if (!buffer.empty()) {
+    const traff::Layout l = traff::layout(node, recvcount);
+    std::vector<std::size_t> order(node.children.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;  // highest level first
+    for (std::size_t i : order) {
+      const traff::Child& c = node.children[i];
+      if (c.elements == 0) continue;
+      comm.send(c.rank, irr::tag_scatterv_data, buffer.data() + static_cast<std::size_t>(l.child[i]) * element,
+                static_cast<std::size_t>(c.elements) * element, options.timeout);
+    }
+    internal::copy_bytes(recvbuf, buffer.data() + static_cast<std::size_t>(l.own) * element, own_bytes);
+  }
+  errors.raise();
+}
+
+}  // namespace
+
+void scatterv_traff_with(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                         void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options,
+                         const TraffOptions& traff_options) {
+  check_rank(comm, root, "root");
+  if (internal::is_in_place(recvbuf) && comm.rank() != root) {
+    throw InvalidArgument("recvbuf", "in_place is only valid at the root");
+  }
+  const traff::Params params = internal::traff_driver::params_of(comm.size(), root, traff_options, size_of(type));
+  if (comm.rank() == root) {
+    scatter_from_root(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, params);
+  } else {
+    scatter_below_root(comm, recvbuf, recvcount, type, options, params);
+  }
+}
+
+void scatterv_traff(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                    void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
+  scatterv_traff_with(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, TraffOptions{});
+}
+
+void scatterv_traff_copy(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                         void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
+  TraffOptions o;
+  o.cost = TraffCost::lemma4;
+  scatterv_traff_with(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, o);
+}
+
+void scatterv_traff_degrade(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
+                            std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
+                            const CollectiveOptions& options) {
+  TraffOptions o;
+  o.direct_threshold_bytes = traff_degrade_threshold_bytes;
+  scatterv_traff_with(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, o);
+}
+
+}  // namespace ragged

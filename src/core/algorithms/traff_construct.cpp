@@ -1,0 +1,81 @@
+// The distributed construction of Träff's tree over Comm (seed 003, lemma 3); the
+// rules and the per-rank state machine are in plans/traff_tree.hpp.
+//
+// Per level d, for a pair of cubes A (lower) and B (upper), fixed roots fA, fB and
+// gather roots gA, gB:
+//
+//   fA <══ sendrecv(CubeInfo) ══> fB          every pair, in parallel
+//   fA ── isend(B's info) ──> gA               only where gA != fA
+//   fB ── isend(A's info) ──> gB               only where gB != fB
+//
+// Exchanges are blocking sendrecvs (the next level needs their result); notices are
+// non-blocking sends, completed at the end, so a fixed root never waits for a
+// gather root. A rank whose roles are over stops early.
+#include <array>
+#include <string>
+#include <vector>
+
+#include "internal/traff_driver.hpp"
+#include "ragged/error.hpp"
+
+namespace ragged::internal::traff_driver {
+
+namespace traff = plans::traff;
+
+namespace {
+
+// A construction message must come from the expected cube and make sense; anything
+// else means the ranks are out of step (a message of another call, a corrupted count).
+void check_message(const Status& status, const traff::CubeInfo& info, const traff::Range& cube, int source) {
+  const bool ok = status.bytes == sizeof(traff::CubeInfo) && info.root >= cube.first && info.root <= cube.last &&
+                  info.root_block >= 0 && info.carried >= info.root_block;
+  if (!ok) {
+    throw Error("traff: malformed tree message from rank " + std::to_string(source) + " (" +
+                std::to_string(status.bytes) + " bytes, root " + std::to_string(info.root) + ", carried " +
+                std::to_string(info.carried) + ")");
+  }
+}
+
+}  // namespace
+
+traff::Node construct(Comm& comm, std::int64_t elements, const traff::Params& params, int tag, Timeout timeout,
+                      const Hooks& hooks) {
+  const int me = comm.rank();
+  const int p = comm.size();
+  traff::Builder builder(me, elements, params);
+  const int levels = traff::levels(p);
+  std::array<traff::CubeInfo, 32> notices{};  // kept alive until their sends complete
+  std::vector<Request> pending;
+  bool placed = false;
+  std::size_t announced = 0;
+  for (int d = 0; d < levels && builder.active(); ++d) {
+    if (const int f = builder.exchange_partner(d); f >= 0) {
+      const traff::CubeInfo mine = builder.info();
+      traff::CubeInfo theirs{};
+      const Status s = comm.sendrecv(f, tag, &mine, sizeof mine, f, tag, &theirs, sizeof theirs, timeout);
+      check_message(s, theirs, traff::partner(me, d, p), f);
+      if (const int g = builder.on_exchange(d, theirs); g >= 0) {
+        notices[static_cast<std::size_t>(d)] = theirs;
+        pending.push_back(comm.isend(g, tag, &notices[static_cast<std::size_t>(d)], sizeof(traff::CubeInfo)));
+      }
+    } else if (const int f2 = builder.notice_from(d); f2 >= 0) {
+      traff::CubeInfo theirs{};
+      const Status s = comm.recv(f2, tag, &theirs, sizeof theirs, timeout);
+      check_message(s, theirs, traff::partner(me, d, p), f2);
+      builder.on_notice(d, theirs);
+    }
+    const traff::Node& node = builder.node();
+    for (; announced < node.children.size(); ++announced) {
+      if (hooks.child_found) hooks.child_found(node.children[announced]);
+    }
+    if (!placed && !builder.gather_root()) {
+      placed = true;
+      if (hooks.placed) hooks.placed(node);
+    }
+  }
+  if (!placed && hooks.placed) hooks.placed(builder.node());
+  comm.wait_all(pending, timeout);
+  return builder.node();
+}
+
+}  // namespace ragged::internal::traff_driver

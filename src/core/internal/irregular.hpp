@@ -1,0 +1,154 @@
+// Helpers shared by the gatherv and scatterv algorithm files (issue 4, seed 003):
+// their tags, the checks of MPI-style counts and displacements, the placement of
+// a run of blocks in the root's buffer, and the collection of errors that can only
+// be reported once the communication has finished (so that no other rank hangs).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "internal/common.hpp"
+#include "ragged/comm.hpp"
+#include "ragged/error.hpp"
+
+namespace ragged::internal::irregular {
+
+inline constexpr int tag_gatherv_tree = 300;   ///< Träff construction messages of gatherv
+inline constexpr int tag_gatherv_data = 301;   ///< gatherv data blocks
+inline constexpr int tag_gatherv_size = 302;   ///< binomial gatherv: subtree sizes ahead of the data
+inline constexpr int tag_scatterv_tree = 305;  ///< Träff construction messages of scatterv
+inline constexpr int tag_scatterv_data = 306;  ///< scatterv data blocks
+inline constexpr int tag_scatterv_size = 307;  ///< binomial scatterv: subtree sizes, upwards
+
+/// A count must be >= 0; throws InvalidArgument naming `argument`.
+inline void check_count(int count, const char* argument) {
+  if (count < 0) throw InvalidArgument(argument, "negative count " + std::to_string(count));
+}
+
+/// The root's per-rank counts and displacements: one entry per rank, none negative.
+inline void check_root_vectors(const Comm& comm, std::span<const int> counts, const char* counts_name,
+                               std::span<const int> displs, const char* displs_name) {
+  const auto p = static_cast<std::size_t>(comm.size());
+  if (counts.size() != p) {
+    throw InvalidArgument(counts_name,
+                          "has " + std::to_string(counts.size()) + " entries for " + std::to_string(p) + " ranks");
+  }
+  if (displs.size() != p) {
+    throw InvalidArgument(displs_name,
+                          "has " + std::to_string(displs.size()) + " entries for " + std::to_string(p) + " ranks");
+  }
+  for (std::size_t i = 0; i < p; ++i) {
+    if (counts[i] < 0) {
+      throw InvalidArgument(counts_name,
+                            "entry " + std::to_string(i) + " is negative (" + std::to_string(counts[i]) + ")");
+    }
+    if (displs[i] < 0) {
+      throw InvalidArgument(displs_name,
+                            "entry " + std::to_string(i) + " is negative (" + std::to_string(displs[i]) + ")");
+    }
+  }
+}
+
+/// The root's buffer must hold every non-empty block at its displacement.
+inline void check_root_buffer(const void* buffer, std::span<const int> counts, std::span<const int> displs,
+                              std::size_t element, const char* argument) {
+  std::int64_t needed = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] > 0) needed = std::max<std::int64_t>(needed, std::int64_t{displs[i]} + counts[i]);
+  }
+  check_buffer(buffer, static_cast<std::size_t>(needed) * element, argument);
+}
+
+/// Sum of counts over `ranks`.
+inline std::int64_t total(std::span<const int> counts, std::span<const int> ranks) {
+  std::int64_t s = 0;
+  for (int r : ranks) s += counts[static_cast<std::size_t>(r)];
+  return s;
+}
+
+/// If the non-empty blocks of `ranks` (in this order) lie back to back in the root's
+/// buffer, the displacement of the first of them (0 when all are empty); otherwise none.
+inline std::optional<std::int64_t> contiguous(std::span<const int> counts, std::span<const int> displs,
+                                              std::span<const int> ranks) {
+  std::optional<std::int64_t> start;
+  std::int64_t next = 0;
+  for (int r : ranks) {
+    const auto i = static_cast<std::size_t>(r);
+    if (counts[i] == 0) continue;
+    if (!start) {
+      start = displs[i];
+    } else if (displs[i] != next) {
+      return std::nullopt;
+    }
+    next = static_cast<std::int64_t>(displs[i]) + counts[i];
+  }
+  return start.value_or(0);
+}
+
+/// Copies the blocks of `ranks`, packed in this order in `packed`, to their places in `buffer`.
+inline void unpack(std::byte* buffer, const std::byte* packed, std::span<const int> counts, std::span<const int> displs,
+                   std::span<const int> ranks, std::size_t element) {
+  std::size_t at = 0;
+  for (int r : ranks) {
+    const auto i = static_cast<std::size_t>(r);
+    const std::size_t n = static_cast<std::size_t>(counts[i]) * element;
+    copy_bytes(buffer + static_cast<std::size_t>(displs[i]) * element, packed + at, n);
+    at += n;
+  }
+}
+
+/// Packs the blocks of `ranks` from their places in `buffer` into `packed`, in this order.
+inline void pack(std::byte* packed, const std::byte* buffer, std::span<const int> counts, std::span<const int> displs,
+                 std::span<const int> ranks, std::size_t element) {
+  std::size_t at = 0;
+  for (int r : ranks) {
+    const auto i = static_cast<std::size_t>(r);
+    const std::size_t n = static_cast<std::size_t>(counts[i]) * element;
+    copy_bytes(packed + at, buffer + static_cast<std::size_t>(displs[i]) * element, n);
+    at += n;
+  }
+}
+
+/// The ranks first..last, in order.
+inline std::vector<int> run(int first, int last) {
+  std::vector<int> out;
+  for (int r = first; r <= last; ++r) out.push_back(r);
+  return out;
+}
+
+/// The first argument error found during a call, thrown once the call's communication is done.
+class Deferred {
+ public:
+  void note(const char* argument, std::string why) {
+    if (argument_.empty()) {
+      argument_ = argument;
+      why_ = std::move(why);
+    }
+  }
+  [[nodiscard]] bool any() const { return !argument_.empty(); }
+  void raise() const {
+    if (any()) throw InvalidArgument(argument_, why_);
+  }
+
+ private:
+  std::string argument_;
+  std::string why_;
+};
+
+/// Waits for a receive and notes under `argument` if it brought other than `expected` bytes.
+inline void wait_checked(Request& request, std::size_t expected, Timeout timeout, Deferred& errors,
+                         const char* argument, int source) {
+  request.wait(timeout);
+  const std::size_t got = request.status().bytes;
+  if (got != expected) {
+    errors.note(argument, "rank " + std::to_string(source) + " sent " + std::to_string(got) + " bytes where " +
+                              std::to_string(expected) + " were expected (counts disagree)");
+  }
+}
+
+}  // namespace ragged::internal::irregular
