@@ -1,0 +1,57 @@
+// alltoall "bruck": Bruck et al.'s store-and-forward algorithm for small
+// messages: ceil(log2 P) steps instead of P-1, at the price of moving each
+// block up to log2 P times.
+//
+//   rotate:   slot i holds the block for rank r+i
+//   step k (d = 2^k): every slot i whose bit k is set goes, packed in one message,
+//             to rank r+d, which stores it in its own slot i; r receives r-d's.
+//   unrotate: after the steps slot i holds the block from rank r-i.
+//
+//   P = 4, rank 0:  [00 01 02 03] -> d=1: slots 1,3 -> rank 1 ... -> [00 30 20 10]
+//
+// Cost (α-β): ceil(log2 P)·α + about (P/2)·log2(P)·m·β. Between two clusters most
+// steps cross the backbone, but only log2 P latencies are paid.
+#include <vector>
+
+#include "internal/alltoall_common.hpp"
+#include "ragged/alltoall.hpp"
+
+namespace ragged {
+
+void alltoall_bruck(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                    const CollectiveOptions& options) {
+  const int p = comm.size();
+  const int me = comm.rank();
+  const std::size_t b = count * size_of(type);
+  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [b](int slot) { return b * static_cast<std::size_t>(slot); };
+  if (b == 0) return;
+
+  std::vector<std::byte> slots(b * static_cast<std::size_t>(p));
+  for (int i = 0; i < p; ++i) internal::copy_bytes(slots.data() + at(i), source.data() + at((me + i) % p), b);
+
+  std::vector<std::byte> outgoing;
+  std::vector<std::byte> incoming;
+  for (int d = 1; d < p; d *= 2) {
+    outgoing.clear();
+    int moved = 0;
+    for (int i = 1; i < p; ++i) {
+      if ((i & d) == 0) continue;
+      outgoing.insert(outgoing.end(), slots.begin() + static_cast<std::ptrdiff_t>(at(i)),
+                      slots.begin() + static_cast<std::ptrdiff_t>(at(i + 1)));
+      ++moved;
+    }
+    incoming.resize(at(moved));
+    comm.sendrecv((me + d) % p, internal::tag_alltoall, outgoing.data(), outgoing.size(), (me - d + p) % p,
+                  internal::tag_alltoall, incoming.data(), incoming.size(), options.timeout);
+    int k = 0;
+    for (int i = 1; i < p; ++i) {
+      if ((i & d) == 0) continue;
+      internal::copy_bytes(slots.data() + at(i), incoming.data() + at(k++), b);
+    }
+  }
+  for (int i = 0; i < p; ++i) internal::copy_bytes(out + at((me - i + p) % p), slots.data() + at(i), b);
+}
+
+}  // namespace ragged

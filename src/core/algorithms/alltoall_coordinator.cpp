@@ -1,0 +1,119 @@
+// alltoall "coordinator": the approach of PACX-MPI and MagPIe that seed 001 §3
+// argues against: one coordinator (the lowest rank) per cluster relays
+// everything that crosses the backbone.
+//
+//   1. inside each cluster, all at once: i sends M(i,j) to every j of its cluster;
+//      to its coordinator it also sends every M(i,k), k in the other cluster
+//   2. the coordinators exchange one message each way: all n1·n2 crossing blocks
+//   3. each coordinator sends every member j of its cluster the blocks M(k,j),
+//      k in the other cluster
+//
+//      C1: [c1] 1 2      gather -> c1 ==== c2 <- gather       C2: [c2] 4 5 6
+//                        scatter <- c1 ==== c2 -> scatter
+//
+// Backbone: 2 messages, but each carries n1·n2 blocks through one network card.
+// Cost (α-β): the coordinator of C1 receives (n1-1)·(n2+1)·m bytes, sends and
+// receives n1·n2·m across, then sends (n1-1)·n2·m: its card carries about
+// 4·n1·n2·m bytes while the others idle, which §3 calls the bottleneck.
+#include <vector>
+
+#include "internal/alltoall_common.hpp"
+#include "ragged/alltoall.hpp"
+
+namespace ragged {
+
+void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                          const CollectiveOptions& options) {
+  const ClusterLayout& layout = require_two_clusters(comm, options, "coordinator");
+  const int p = comm.size();
+  const int me = comm.rank();
+  const std::size_t b = count * size_of(type);
+  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
+
+  internal::copy_bytes(out + at(me), source.data() + at(me), b);
+  if (b == 0) return;
+
+  const int mine = layout.cluster[static_cast<std::size_t>(me)];
+  const std::vector<int> local = layout.members(mine);
+  const std::vector<int> remote = layout.members(1 - mine);
+  const int leader = local.front();
+  const int remote_leader = remote.front();
+  const std::size_t nl = local.size();
+  const std::size_t nr = remote.size();
+  const int tag = internal::tag_alltoall;
+
+  // 1. Local exchange, with the crossing blocks riding along to the coordinator.
+  std::vector<Request> requests;
+  std::vector<std::byte> to_leader;
+  std::vector<std::byte> gathered;  // coordinator: [member][1 + nr blocks]
+  std::vector<std::size_t> member_slot(static_cast<std::size_t>(p), 0);
+  for (std::size_t k = 0; k < nl; ++k) member_slot[static_cast<std::size_t>(local[k])] = k;
+  if (me == leader) gathered.resize(nl * (1 + nr) * b);
+  for (const int j : local) {
+    if (j == me) continue;
+    if (me == leader) {
+      requests.push_back(
+          comm.irecv(j, tag, gathered.data() + member_slot[static_cast<std::size_t>(j)] * (1 + nr) * b, (1 + nr) * b));
+    } else {
+      requests.push_back(comm.irecv(j, tag, out + at(j), b));
+    }
+  }
+  for (const int j : local) {
+    if (j == me) continue;
+    if (j == leader) {
+      to_leader.resize((1 + nr) * b);
+      internal::copy_bytes(to_leader.data(), source.data() + at(j), b);
+      for (std::size_t k = 0; k < nr; ++k)
+        internal::copy_bytes(to_leader.data() + (1 + k) * b, source.data() + at(remote[k]), b);
+      requests.push_back(comm.isend(j, tag, to_leader.data(), to_leader.size()));
+    } else {
+      requests.push_back(comm.isend(j, tag, source.data() + at(j), b));
+    }
+  }
+  comm.wait_all(requests, options.timeout);
+  requests.clear();
+
+  if (me == leader) {
+    // The coordinator's own crossing blocks and its members' blocks for it.
+    for (std::size_t k = 0; k < nr; ++k) {
+      internal::copy_bytes(gathered.data() + member_slot[static_cast<std::size_t>(me)] * (1 + nr) * b + (1 + k) * b,
+                           source.data() + at(remote[k]), b);
+    }
+    for (const int j : local) {
+      if (j != me)
+        internal::copy_bytes(out + at(j), gathered.data() + member_slot[static_cast<std::size_t>(j)] * (1 + nr) * b, b);
+    }
+    // 2. Backbone: M(i,k) for i local, k remote (i-major), against M(k,i) likewise.
+    std::vector<std::byte> across(nl * nr * b);
+    for (std::size_t i = 0; i < nl; ++i) {
+      internal::copy_bytes(across.data() + i * nr * b, gathered.data() + i * (1 + nr) * b + b, nr * b);
+    }
+    std::vector<std::byte> back(nr * nl * b);
+    comm.sendrecv(remote_leader, tag, across.data(), across.size(), remote_leader, tag, back.data(), back.size(),
+                  options.timeout);
+    // 3. Scatter: member i gets M(k,i) for every remote k.
+    std::vector<std::byte> scatter(nl * nr * b);
+    for (std::size_t i = 0; i < nl; ++i) {
+      for (std::size_t k = 0; k < nr; ++k) {
+        internal::copy_bytes(scatter.data() + (i * nr + k) * b, back.data() + (k * nl + i) * b, b);
+      }
+    }
+    for (std::size_t i = 0; i < nl; ++i) {
+      if (local[i] == me) {
+        for (std::size_t k = 0; k < nr; ++k)
+          internal::copy_bytes(out + at(remote[k]), scatter.data() + (i * nr + k) * b, b);
+      } else {
+        requests.push_back(comm.isend(local[i], tag, scatter.data() + i * nr * b, nr * b));
+      }
+    }
+    comm.wait_all(requests, options.timeout);
+  } else {
+    std::vector<std::byte> mine_from_remote(nr * b);
+    comm.recv(leader, tag, mine_from_remote.data(), mine_from_remote.size(), options.timeout);
+    for (std::size_t k = 0; k < nr; ++k) internal::copy_bytes(out + at(remote[k]), mine_from_remote.data() + k * b, b);
+  }
+}
+
+}  // namespace ragged

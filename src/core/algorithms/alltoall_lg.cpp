@@ -1,0 +1,124 @@
+// alltoall "lg": the Local Group algorithm of seed 001 (§4.1) for two clusters
+// C1 (n1 ranks) and C2 (n2 ranks) joined by a slow backbone. The mapping of
+// which process holds which block is the pure plan of plans/lg_plan.hpp; this
+// file moves the bytes.
+//
+//   local phase (each cluster on its own network, all messages at once):
+//     C1:  i sends j its block M(i,j) together with every M(i,k), k in C2,
+//          k = j mod n1: j will carry them across
+//     C2:  i sends j its block M(i,j) together with every M(i,k), k in C1, that j
+//          carries across (j is k's partner in i's group of n1 processes)
+//   backbone phase, steps s = 1..ceil(n2/n1):
+//     p in C1  <==>  s*n1 + p in C2: one packed message each way
+//
+//       C1: 0 1 2                  step 1: 0<=>3 1<=>4 2<=>5
+//       C2: 3 4 5 | 6 7 8 | 9      step 2: 0<=>6 1<=>7 2<=>8     step 3: 0<=>9
+//
+// Backbone: 2·max(n1,n2) messages instead of 2·n1·n2. When n1 > n2 the smaller
+// cluster plays C1's part. Cost (α-β with local αl, βl and backbone αb, βb,
+// n1 <= n2, m bytes per block): local phase about αl + (n1+n2)·m·βl per C1 rank
+// (n2·m·βl + ... per C2 rank); backbone ceil(n2/n1) steps of αb + n1·m·βb for a C1
+// rank. Packing copies each crossing block twice (pack, unpack) in memory.
+#include <unordered_map>
+#include <vector>
+
+#include "internal/alltoall_common.hpp"
+#include "plans/lg_plan.hpp"
+#include "ragged/alltoall.hpp"
+
+namespace ragged {
+
+namespace {
+
+using plans::lg::Block;
+
+}  // namespace
+
+void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                 const CollectiveOptions& options) {
+  const ClusterLayout& layout = require_two_clusters(comm, options, "lg");
+  const internal::LgIds ids(layout);
+  const int p = comm.size();
+  const int me = comm.rank();
+  const std::size_t b = count * size_of(type);
+  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
+
+  internal::copy_bytes(out + at(me), source.data() + at(me), b);
+  if (b == 0) return;
+
+  const int my_id = ids.id(me);
+  const plans::lg::ProcessPlan plan = plans::lg::plan(ids.n1, ids.n2, my_id);
+  // The blocks this rank carries across, by (src, dst) id.
+  std::unordered_map<long long, const std::byte*> held;
+  const auto key = [p](const Block& x) { return static_cast<long long>(x.src) * p + x.dst; };
+  const auto own = [&](const Block& x) { return source.data() + at(ids.rank(x.dst)); };
+  // A block that arrived: ours goes to recvbuf, the others wait for the backbone.
+  const auto land = [&](const Block& x, const std::byte* data) {
+    if (x.dst == my_id) {
+      internal::copy_bytes(out + at(ids.rank(x.src)), data, b);
+    } else {
+      held[key(x)] = data;
+    }
+  };
+  const auto pack = [&](const std::vector<Block>& blocks, const auto& where) {
+    std::vector<std::byte> buffer(b * blocks.size());
+    for (std::size_t k = 0; k < blocks.size(); ++k) internal::copy_bytes(buffer.data() + b * k, where(blocks[k]), b);
+    return buffer;
+  };
+
+  for (const Block& x : plan.keep) {
+    if (x.dst != my_id) held[key(x)] = own(x);
+  }
+
+  // Local phase. A message that is just M(i,j) goes straight between the user buffers.
+  std::vector<std::vector<std::byte>> inbox(plan.local_recvs.size());
+  std::vector<std::vector<std::byte>> outbox(plan.local_sends.size());
+  std::vector<Request> requests;
+  requests.reserve(plan.local_recvs.size() + plan.local_sends.size());
+  for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
+    const plans::lg::Transfer& t = plan.local_recvs[k];
+    std::byte* target = nullptr;
+    if (t.blocks.size() == 1 && t.blocks[0].dst == my_id) {
+      target = out + at(ids.rank(t.blocks[0].src));
+    } else {
+      inbox[k].resize(b * t.blocks.size());
+      target = inbox[k].data();
+    }
+    requests.push_back(comm.irecv(ids.rank(t.peer), internal::tag_alltoall, target, b * t.blocks.size()));
+  }
+  for (std::size_t k = 0; k < plan.local_sends.size(); ++k) {
+    const plans::lg::Transfer& t = plan.local_sends[k];
+    const std::byte* data = nullptr;
+    if (t.blocks.size() == 1) {
+      data = own(t.blocks[0]);
+    } else {
+      outbox[k] = pack(t.blocks, own);
+      data = outbox[k].data();
+    }
+    requests.push_back(comm.isend(ids.rank(t.peer), internal::tag_alltoall, data, b * t.blocks.size()));
+  }
+  comm.wait_all(requests, options.timeout);
+  for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
+    if (inbox[k].empty()) continue;
+    const std::vector<Block>& blocks = plan.local_recvs[k].blocks;
+    for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], inbox[k].data() + b * j);
+  }
+
+  // Backbone phase: one exchange per step, in step order.
+  const auto from_held = [&](const Block& x) { return held.at(key(x)); };
+  for (const plans::lg::Exchange& e : plan.backbone) {
+    const std::vector<std::byte> outgoing = pack(e.send, from_held);
+    std::vector<std::byte> incoming(b * e.recv.size());
+    Request r[2];
+    if (!incoming.empty())
+      r[0] = comm.irecv(ids.rank(e.peer), internal::tag_alltoall, incoming.data(), incoming.size());
+    if (!outgoing.empty())
+      r[1] = comm.isend(ids.rank(e.peer), internal::tag_alltoall, outgoing.data(), outgoing.size());
+    comm.wait_all(r, options.timeout);
+    for (std::size_t j = 0; j < e.recv.size(); ++j) land(e.recv[j], incoming.data() + b * j);
+  }
+}
+
+}  // namespace ragged

@@ -1,0 +1,175 @@
+// alltoallv "lg": the LG algorithm of seed 001 extended to blocks of different
+// sizes, the first item of the paper's future work. The mapping is the same
+// pure plan as alltoall "lg" (plans/lg_plan.hpp); what changes is that a
+// carrier does not know the sizes of the blocks it carries across.
+//
+//   local phase:   i -> j: [sizes of the blocks of the message]  (only when the message
+//                  carries blocks for the other cluster; 8 bytes per block)
+//                  i -> j: the blocks, packed
+//   backbone phase, steps s = 1..ceil(n2/n1):  p in C1 <==> s*n1 + p in C2
+//                  no sizes needed: the receiver knows the size of every block
+//                  addressed to it (its recvcounts), the carrier learnt them above
+//
+// A message whose blocks are all empty is not sent (both ends know its size), so
+// the backbone carries at most 2·max(n1,n2) messages, instead of up to 2·n1·n2.
+// Cost against alltoall "lg": one more local message per pair of processes that
+// carries crossing blocks (a latency αl, hidden behind the payloads that follow it)
+// and 8 bytes per carried block; the backbone phase is unchanged, with each
+// message as long as the sum of the blocks it packs.
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "internal/alltoall_common.hpp"
+#include "plans/lg_plan.hpp"
+#include "ragged/alltoall.hpp"
+
+namespace ragged {
+
+namespace {
+
+using plans::lg::Block;
+
+struct Piece {
+  const std::byte* data = nullptr;
+  std::size_t bytes = 0;
+};
+
+}  // namespace
+
+void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                  void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type,
+                  const CollectiveOptions& options) {
+  const ClusterLayout& layout = require_two_clusters(comm, options, "lg");
+  const internal::LgIds ids(layout);
+  const int p = comm.size();
+  const int me = comm.rank();
+  const internal::AlltoallvSource source(comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, type);
+  std::byte* out = internal::bytes(recvbuf);
+  if (source.send_bytes(me) != source.recv_bytes(me)) {
+    throw InvalidArgument("sendcounts", "rank " + std::to_string(me) + " sends itself " +
+                                            std::to_string(source.send_bytes(me)) + " bytes but expects " +
+                                            std::to_string(source.recv_bytes(me)));
+  }
+  internal::copy_bytes(out + source.recv_offset(me), source.block(me), source.recv_bytes(me));
+
+  const int my_id = ids.id(me);
+  const plans::lg::ProcessPlan plan = plans::lg::plan(ids.n1, ids.n2, my_id);
+  const auto key = [p](const Block& x) { return static_cast<long long>(x.src) * p + x.dst; };
+  const auto own = [&](const Block& x) {
+    const int dst = ids.rank(x.dst);
+    return Piece{source.block(dst), source.send_bytes(dst)};
+  };
+  // What the receiver of a block expects (it knows only the blocks addressed to it).
+  const auto expected = [&](const Block& x) { return source.recv_bytes(ids.rank(x.src)); };
+  std::unordered_map<long long, Piece> held;
+  const auto land = [&](const Block& x, Piece piece) {
+    if (x.dst == my_id) {
+      if (piece.bytes != expected(x)) {
+        throw TransportError(0, "size mismatch",
+                             "alltoallv lg: rank " + std::to_string(ids.rank(x.src)) + " sent " +
+                                 std::to_string(piece.bytes) + " bytes to rank " + std::to_string(me) +
+                                 ", which expects " + std::to_string(expected(x)));
+      }
+      internal::copy_bytes(out + source.recv_offset(ids.rank(x.src)), piece.data, piece.bytes);
+    } else {
+      held[key(x)] = piece;
+    }
+  };
+  const auto pack = [](const std::vector<Block>& blocks, const auto& where) {
+    std::size_t total = 0;
+    for (const Block& x : blocks) total += where(x).bytes;
+    std::vector<std::byte> buffer(total);
+    std::size_t at = 0;
+    for (const Block& x : blocks) {
+      const Piece piece = where(x);
+      internal::copy_bytes(buffer.data() + at, piece.data, piece.bytes);
+      at += piece.bytes;
+    }
+    return buffer;
+  };
+  // Only a message with blocks for someone other than its receiver needs sizes ahead.
+  const auto needs_sizes = [](const std::vector<Block>& blocks, int receiver) {
+    return blocks.size() > 1 || (blocks.size() == 1 && blocks[0].dst != receiver);
+  };
+
+  for (const Block& x : plan.keep) {
+    if (x.dst != my_id) held[key(x)] = own(x);
+  }
+
+  // Local phase, sends: sizes then blocks, everything at once.
+  std::vector<Request> sends;
+  std::vector<std::vector<std::uint64_t>> size_out(plan.local_sends.size());
+  std::vector<std::vector<std::byte>> outbox(plan.local_sends.size());
+  for (std::size_t k = 0; k < plan.local_sends.size(); ++k) {
+    const plans::lg::Transfer& t = plan.local_sends[k];
+    const int peer = ids.rank(t.peer);
+    if (needs_sizes(t.blocks, t.peer)) {
+      for (const Block& x : t.blocks) size_out[k].push_back(own(x).bytes);
+      sends.push_back(comm.isend(peer, internal::tag_alltoallv_sizes, size_out[k].data(),
+                                 size_out[k].size() * sizeof(std::uint64_t)));
+    }
+    outbox[k] = pack(t.blocks, own);
+    if (!outbox[k].empty())
+      sends.push_back(comm.isend(peer, internal::tag_alltoallv, outbox[k].data(), outbox[k].size()));
+  }
+  // Local phase, receives: the sizes first, then the blocks.
+  std::vector<std::vector<std::uint64_t>> size_in(plan.local_recvs.size());
+  std::vector<Request> receives;
+  for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
+    const plans::lg::Transfer& t = plan.local_recvs[k];
+    size_in[k].resize(t.blocks.size());
+    if (needs_sizes(t.blocks, my_id)) {
+      receives.push_back(comm.irecv(ids.rank(t.peer), internal::tag_alltoallv_sizes, size_in[k].data(),
+                                    size_in[k].size() * sizeof(std::uint64_t)));
+    } else {
+      for (std::size_t j = 0; j < t.blocks.size(); ++j) size_in[k][j] = expected(t.blocks[j]);
+    }
+  }
+  comm.wait_all(receives, options.timeout);
+  receives.clear();
+  std::vector<std::vector<std::byte>> inbox(plan.local_recvs.size());
+  for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
+    std::size_t total = 0;
+    for (const std::uint64_t s : size_in[k]) total += static_cast<std::size_t>(s);
+    inbox[k].resize(total);
+    if (total != 0) {
+      receives.push_back(
+          comm.irecv(ids.rank(plan.local_recvs[k].peer), internal::tag_alltoallv, inbox[k].data(), total));
+    }
+  }
+  comm.wait_all(receives, options.timeout);
+  comm.wait_all(sends, options.timeout);
+  for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
+    std::size_t at = 0;
+    const std::vector<Block>& blocks = plan.local_recvs[k].blocks;
+    for (std::size_t j = 0; j < blocks.size(); ++j) {
+      const auto n = static_cast<std::size_t>(size_in[k][j]);
+      land(blocks[j], Piece{inbox[k].data() + at, n});
+      at += n;
+    }
+  }
+
+  // Backbone phase: one exchange per step; empty directions are not sent.
+  const auto from_held = [&](const Block& x) { return held.at(key(x)); };
+  for (const plans::lg::Exchange& e : plan.backbone) {
+    const std::vector<std::byte> outgoing = pack(e.send, from_held);
+    std::size_t incoming_total = 0;
+    for (const Block& x : e.recv) incoming_total += expected(x);
+    std::vector<std::byte> incoming(incoming_total);
+    Request r[2];
+    if (!incoming.empty())
+      r[0] = comm.irecv(ids.rank(e.peer), internal::tag_alltoallv, incoming.data(), incoming.size());
+    if (!outgoing.empty())
+      r[1] = comm.isend(ids.rank(e.peer), internal::tag_alltoallv, outgoing.data(), outgoing.size());
+    comm.wait_all(r, options.timeout);
+    std::size_t at = 0;
+    for (const Block& x : e.recv) {
+      land(x, Piece{incoming.data() + at, expected(x)});
+      at += expected(x);
+    }
+  }
+}
+
+}  // namespace ragged
