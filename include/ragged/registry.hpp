@@ -87,6 +87,8 @@ class Registry {
 
 /// Adds every algorithm of ragged::core to `registry` (called by Registry::instance()).
 void register_core_algorithms(Registry& registry);
+/// Adds the arrival-aware algorithms (bdr, bslb, bsls, sls; see ragged/arrival.hpp).
+void register_arrival_algorithms(Registry& registry);
 /// Adds the alltoall and alltoallv algorithms (ragged/alltoall.hpp); called by register_core_algorithms().
 void register_alltoall_algorithms(Registry& registry);
 /// Adds gatherv and scatterv algorithms (ragged/irregular.hpp); called by register_core_algorithms().

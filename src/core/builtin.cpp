@@ -40,6 +40,7 @@ void register_core_algorithms(Registry& registry) {
   registry.add(make_algorithm<C::scatter>("linear", "The root sends every rank its block.", any, &scatter_linear));
   registry.add(make_algorithm<C::scatter>("binomial", "Binomial tree scatter.", any, &scatter_binomial));
   register_alltoall_algorithms(registry);
+  register_arrival_algorithms(registry);
   register_irregular_algorithms(registry);
 }
 

@@ -21,6 +21,16 @@ enum Tag : int {
   tag_gather = 50,
   tag_scatter = 60,
   tag_agent = 1000,  ///< the arrival agent's own traffic
+  // Arrival-aware algorithms (src/core/arrival/background.hpp): "planned" tags when the call is
+  // the one every rank's agent prepared for, "unplanned" ones otherwise.
+  tag_bdr = 1010,
+  tag_bdr_unplanned = 1011,
+  tag_bsls_signal = 1012,
+  tag_bsls_data = 1013,
+  tag_bsls_signal_unplanned = 1014,
+  tag_bsls_data_unplanned = 1015,
+  tag_agent_local = 1020,  ///< the foreground's messages to its own agent
+  tag_agent_setup = 1021,  ///< start-up: warm-up, clock offsets, link model (and +1, +2)
 };
 
 inline std::byte* bytes(void* p) { return static_cast<std::byte*>(p); }

@@ -1,0 +1,130 @@
+// allgather "bdr": Background Disseminated Ring (listing 2 of seed 000).
+//
+// The ring, plus pre-steps that use the time before the last arrival: ranks
+// that arrived early send their own block to the ranks before them in the ring
+// (r-1, r-2, ...), so that the ring afterwards carries each block only as far
+// as the pre-steps did not. The schedule is a pure function of the arrival
+// estimates and tau (plans/bdr_schedule.hpp, with a worked example); every
+// rank computes it from the same snapshot.
+//
+// Figure 4 of seed 000, P = 4, rank 0 late by 2 tau (time runs down):
+//
+//          rank 0         rank 1        rank 2        rank 3
+//   0 tau  (computing)    1 -> 0        2 -> 1        3 -> 2      pre-step 0
+//   1 tau  (computing)    1 -> 3        2 -> 0        3 -> 1      pre-step 1
+//   2 tau  0 -> 1 done    1 -> 2        2 -> 3        3 -> 0      ring
+//   3 tau                 0 -> 2 done                             ring
+//   4 tau                               0 -> 3 done   done        ring
+//
+// Rank 0 receives blocks 1 and 2 in the background (its agent posts the
+// receives of every step before its first send) and leaves one step after it
+// arrived. The foreground part: copy the block, wait for the background, copy
+// what it received, then for every remaining step: post the receive, send
+// (blocking), wait for the receive.
+//
+// Without a snapshot (or with a flat one, or an unknown link model) there are
+// no pre-steps and BDR is exactly the ring. With wrong estimates the result
+// stays exact (the schedule is the same on every rank); only the time suffers,
+// by at most (P-2) tau against the ring (seed 000, §3.1).
+//
+// Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
+// as the ring. With pre-steps the total number of transfers stays P(P-1).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "arrival/background.hpp"
+#include "internal/common.hpp"
+#include "plans/bdr_schedule.hpp"
+#include "ragged/arrival.hpp"
+#include "ragged/error.hpp"
+
+namespace ragged {
+
+namespace {
+
+plans::bdr::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
+  if (snapshot == nullptr) return plans::bdr::make_schedule(std::vector<double>(static_cast<std::size_t>(procs)), 0);
+  if (snapshot->size() != procs) {
+    throw InvalidArgument("options.arrival", "snapshot of " + std::to_string(snapshot->size()) +
+                                                 " ranks for a communicator of " + std::to_string(procs));
+  }
+  const double tau = snapshot->link().known() ? snapshot->link().tau(block) : 0.0;
+  // Nobody can act on the estimates before the snapshot is complete: an earlier arrival counts
+  // as that moment. When the last record came only with the last arrival (no estimates), all
+  // arrivals are equal and BDR is the ring, instead of replaying pre-steps after the fact.
+  std::vector<double> effective(snapshot->arrivals().begin(), snapshot->arrivals().end());
+  for (double& a : effective) a = std::max(a, snapshot->known_at());
+  return plans::bdr::make_schedule(effective, tau);
+}
+
+}  // namespace
+
+namespace internal {
+
+void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context) {
+  const int procs = comm.size();
+  const int me = comm.rank();
+  const auto block = static_cast<std::size_t>(slot.agreed().block_bytes);
+  const plans::bdr::Schedule schedule = schedule_for(&snapshot, procs, block);
+  const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
+  const std::size_t first_send = schedule.first_send(me);
+  slot.segments.assign(static_cast<std::size_t>(procs), {});
+  slot.received.assign(static_cast<std::size_t>(procs), 0);
+  for (std::size_t k = 0; k < first_send; ++k) {
+    const plans::bdr::RankStep& step = program[k];
+    if (step.recv_from < 0) continue;
+    const auto seg = static_cast<std::size_t>(step.recv_segment);
+    slot.segments[seg].resize(block);
+    Request r = comm.irecv(step.recv_from, tag_bdr, slot.segments[seg].data(), block);
+    context.wait(r);
+    slot.received[seg] = 1;
+    ++slot.consumed;
+  }
+  slot.next_step = first_send;
+}
+
+}  // namespace internal
+
+void allgather_bdr(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                   const CollectiveOptions& options) {
+  const int procs = comm.size();
+  const int me = comm.rank();
+  const std::size_t block = count * size_of(type);
+  const auto p = static_cast<std::size_t>(procs);
+  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
+  internal::check_buffer(recvbuf, p * block, "recvbuf");
+
+  std::byte* out = internal::bytes(recvbuf);
+  const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
+  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(me), sendbuf, block);  // line 53: out_id = inp
+
+  const internal::PlanKey call = internal::plan_key(Collective::allgather, "bdr", block, 0);
+  const plans::bdr::Schedule schedule = schedule_for(options.arrival.get(), procs, block);
+  const int tag = internal::arrival_tag(options, call, internal::tag_bdr, internal::tag_bdr_unplanned);
+
+  // Line 54: wait for the background part, take what it received.
+  std::size_t k = 0;
+  if (internal::BackgroundSlot* slot = internal::slot_of(options)) {
+    if (internal::BackgroundSlot* done = slot->claim(call)) {
+      for (int seg = 0; seg < procs; ++seg) {
+        const auto s = static_cast<std::size_t>(seg);
+        if (s < done->received.size() && done->received[s]) std::memcpy(at(seg), done->segments[s].data(), block);
+      }
+      k = done->next_step;
+    }
+  }
+  if (procs == 1 || block == 0) return;
+
+  // Lines 56-67: the rest of the schedule.
+  const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
+  for (; k < program.size(); ++k) {
+    const plans::bdr::RankStep& step = program[k];
+    Request recv;
+    if (step.recv_from >= 0) recv = comm.irecv(step.recv_from, tag, at(step.recv_segment), block);
+    if (step.send_to >= 0) comm.send(step.send_to, tag, at(step.send_segment), block, options.timeout);
+    if (step.recv_from >= 0) recv.wait(options.timeout);
+  }
+}
+
+}  // namespace ragged

@@ -1,0 +1,143 @@
+// Internals of the arrival runtime shared by the agent (monitor.cpp) and the
+// arrival-aware algorithms: which background part a plan asks for, the slot
+// through which the agent hands its background results to the foreground, and
+// the background parts themselves (defined beside their algorithms).
+//
+// The handshake for one epoch on one process:
+//
+//   agent                                  foreground (the collective call)
+//   snapshot complete, plan agreed
+//   slot.begin()   idle -> running         slot.claim(call)
+//   ... background receives ...              idle    -> skipped: do everything
+//   slot.finish()  running -> done           running -> wait until done
+//                                            done    -> use the results
+//
+// A call that differs from the plan all ranks agreed on cancels a running
+// background (cancel flag + a doorbell message that wakes the agent) and uses
+// the "unplanned" tags, so that stale background receives can never match it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "ragged/arrival.hpp"
+#include "ragged/comm.hpp"
+
+namespace ragged::internal {
+
+/// Which background part a plan asks for.
+enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2 };
+
+/// A plan as the ranks agree on it: the kind of background part, the block size, the root.
+struct PlanKey {
+  BackgroundKind kind = BackgroundKind::none;
+  std::uint64_t block_bytes = 0;
+  std::int32_t root = 0;
+  bool operator==(const PlanKey&) const = default;
+  /// A plan whose background part can run (a kind and a known, non-zero size).
+  [[nodiscard]] bool runnable() const { return kind != BackgroundKind::none && block_bytes != 0; }
+};
+
+/// allgather "bdr" -> bdr; allgather "bslb" -> bsls at root 0; gather "bsls" -> bsls; else none.
+PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t block_bytes, int root);
+inline PlanKey plan_key(const PlannedCall& call) {
+  return plan_key(call.collective, call.algorithm, call.count * size_of(call.type), call.root);
+}
+
+/// Thrown inside a background part when the foreground cancelled it.
+struct BackgroundCancelled {};
+
+/// What a background part may do besides communicating: wait for a request while the agent
+/// keeps serving its own messages; throws BackgroundCancelled when the foreground cancelled.
+class BackgroundContext {
+ public:
+  virtual ~BackgroundContext() = default;
+  virtual void wait(Request& request) = 0;
+};
+
+class BackgroundSlot {
+ public:
+  BackgroundSlot(Runtime& runtime, PlanKey agreed);
+  BackgroundSlot(const BackgroundSlot&) = delete;
+  BackgroundSlot& operator=(const BackgroundSlot&) = delete;
+
+  /// The plan every rank's record named (kind none when they differed or named none).
+  [[nodiscard]] const PlanKey& agreed() const { return agreed_; }
+  /// Whether `call` is the agreed plan (its messages then use the planned tags).
+  [[nodiscard]] bool planned(const PlanKey& call) const { return agreed_ == call; }
+
+  // ---- agent side
+  /// idle -> running; false when the foreground took over (or abandoned the slot) first.
+  bool begin();
+  /// running -> done (or cancelled); wakes the foreground.
+  void finish(bool cancelled, std::exception_ptr error);
+  /// Whether the foreground asked the running background to stop.
+  [[nodiscard]] bool cancel_requested();
+
+  // ---- foreground side
+  /// Claims the background results for `call`: null when the foreground must do all the work
+  /// (no background ran, or `call` is not the agreed plan: a running background is cancelled),
+  /// otherwise waits for the background and returns this slot. Reports the call (learned plans).
+  BackgroundSlot* claim(const PlanKey& call);
+  /// Gives up an unclaimed slot: cancels a running background, skips an idle one.
+  void abandon();
+
+  // ---- set up by the monitor
+  std::function<void()> doorbell;              ///< wakes the agent (a message to itself)
+  std::function<void(const PlanKey&)> on_use;  ///< the call this epoch made (learned plans)
+
+  // ---- results, written by the agent before finish() and read by the foreground after claim()
+  /// BDR: segments[r] holds segment r when it arrived in the background. BSLS: segments[r] holds
+  /// rank r's block, received by the root.
+  std::vector<std::vector<std::byte>> segments;
+  std::vector<char> received;
+  /// BDR: index in this rank's program where the foreground continues.
+  std::size_t next_step = 0;
+  /// Messages the background received (a cancelled background that received any means the
+  /// ranks disagree about the call).
+  std::size_t consumed = 0;
+
+ private:
+  enum class State { idle, running, done, cancelled, skipped };
+  void cancel_running(std::unique_lock<Mutex>& lock);
+
+  Runtime& runtime_;
+  PlanKey agreed_;
+  std::unique_ptr<Mutex> mutex_;
+  std::unique_ptr<ConditionVariable> changed_;
+  State state_ = State::idle;
+  bool cancel_ = false;
+  std::exception_ptr error_;
+};
+
+/// The slot of `options.arrival` (null without a snapshot or without an agent).
+BackgroundSlot* slot_of(const CollectiveOptions& options);
+
+/// `planned_tag` when `call` is the plan the ranks agreed on, or when they agreed on none;
+/// `unplanned_tag` when they agreed on another plan (whose background may be listening).
+int arrival_tag(const CollectiveOptions& options, const PlanKey& call, int planned_tag, int unplanned_tag);
+
+// ---- background parts, defined beside their algorithms
+
+/// BDR (allgather_bdr.cpp): receives every step of this rank's program before its first send.
+void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+/// BSLS (gather_bsls.cpp): the root's loop over the other ranks in estimated arrival order.
+void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+
+/// The sorted linear synchronized gather done in the foreground (gather_sls.cpp), shared by
+/// SLS and by BSLS when no background ran. Tags: signal_tag, data_tag.
+void sorted_gather_foreground(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              int root, const CollectiveOptions& options, int signal_tag, int data_tag);
+
+/// Argument checks of SLS and BSLS; copies the root's own block into recvbuf.
+void check_sorted_gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root);
+
+/// Bytes of the short first segment of BSLS/SLS: min(1 KiB, block).
+inline std::size_t sorted_gather_short_bytes(std::size_t block) { return block < 1024 ? block : 1024; }
+
+}  // namespace ragged::internal

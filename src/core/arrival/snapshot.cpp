@@ -1,0 +1,191 @@
+// ArrivalSnapshot, the estimators, and the background slot's handshake.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "arrival/background.hpp"
+#include "ragged/arrival.hpp"
+#include "ragged/error.hpp"
+
+namespace ragged {
+
+const char* name_of(ArrivalSource source) {
+  switch (source) {
+    case ArrivalSource::none:
+      return "none";
+    case ArrivalSource::estimated:
+      return "estimated";
+    case ArrivalSource::measured:
+      return "measured";
+  }
+  return "unknown";
+}
+
+// ------------------------------------------------------------------ snapshot
+
+ArrivalSnapshot::ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, std::uint64_t epoch,
+                                 std::vector<ArrivalSource> sources)
+    : ArrivalSnapshot(std::move(arrivals), link, epoch, std::move(sources), std::numeric_limits<double>::lowest(),
+                      nullptr) {}
+
+ArrivalSnapshot::ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, std::uint64_t epoch,
+                                 std::vector<ArrivalSource> sources, double known_at,
+                                 std::shared_ptr<internal::BackgroundSlot> background)
+    : arrivals_(std::move(arrivals)),
+      sources_(std::move(sources)),
+      link_(link),
+      epoch_(epoch),
+      known_at_(known_at),
+      background_(std::move(background)) {
+  if (arrivals_.empty()) throw InvalidArgument("arrivals", "a snapshot needs at least one rank");
+  for (std::size_t i = 0; i < arrivals_.size(); ++i) {
+    if (!std::isfinite(arrivals_[i])) {
+      throw InvalidArgument("arrivals", "arrival time of rank " + std::to_string(i) + " is not finite");
+    }
+  }
+  if (sources_.empty()) sources_.assign(arrivals_.size(), ArrivalSource::estimated);
+  if (sources_.size() != arrivals_.size()) {
+    throw InvalidArgument("sources", "has " + std::to_string(sources_.size()) + " entries for " +
+                                         std::to_string(arrivals_.size()) + " ranks");
+  }
+  if (!std::isfinite(link_.alpha) || !std::isfinite(link_.beta) || link_.alpha < 0 || link_.beta < 0) {
+    throw InvalidArgument("link", "alpha and beta must be finite and non-negative");
+  }
+}
+
+std::shared_ptr<const ArrivalSnapshot> ArrivalSnapshot::flat(int procs, LinkModel link) {
+  if (procs <= 0) throw InvalidArgument("procs", "must be positive");
+  return std::make_shared<const ArrivalSnapshot>(std::vector<double>(static_cast<std::size_t>(procs), 0.0), link);
+}
+
+double ArrivalSnapshot::arrival(int rank) const {
+  if (rank < 0 || rank >= size()) throw InvalidArgument("rank", "outside the snapshot");
+  return arrivals_[static_cast<std::size_t>(rank)];
+}
+
+ArrivalSource ArrivalSnapshot::source(int rank) const {
+  if (rank < 0 || rank >= size()) throw InvalidArgument("rank", "outside the snapshot");
+  return sources_[static_cast<std::size_t>(rank)];
+}
+
+double ArrivalSnapshot::earliest() const { return *std::min_element(arrivals_.begin(), arrivals_.end()); }
+double ArrivalSnapshot::latest() const { return *std::max_element(arrivals_.begin(), arrivals_.end()); }
+
+// ------------------------------------------------------------------ estimators
+
+double extrapolate_arrival(double start, double now, double fraction) {
+  if (!(fraction > 0) || fraction > 1) throw InvalidArgument("fraction", "must be in (0, 1]");
+  return start + (now - start) / fraction;
+}
+
+MovingAverage::MovingAverage(double weight) : weight_(weight) {
+  if (!(weight > 0) || weight > 1) throw InvalidArgument("weight", "must be in (0, 1]");
+}
+
+void MovingAverage::add(double duration) {
+  value_ = samples_ == 0 ? duration : weight_ * duration + (1 - weight_) * value_;
+  ++samples_;
+}
+
+std::optional<double> MovingAverage::predict() const {
+  if (samples_ == 0) return std::nullopt;
+  return value_;
+}
+
+namespace internal {
+
+// ------------------------------------------------------------------ plans
+
+PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t block_bytes, int root) {
+  PlanKey key;
+  key.block_bytes = block_bytes;
+  if (collective == Collective::allgather && algorithm == "bdr") {
+    key.kind = BackgroundKind::bdr;
+  } else if (collective == Collective::allgather && algorithm == "bslb") {
+    key.kind = BackgroundKind::bsls;
+  } else if (collective == Collective::gather && algorithm == "bsls") {
+    key.kind = BackgroundKind::bsls;
+    key.root = root;
+  } else {
+    key.block_bytes = 0;
+  }
+  return key;
+}
+
+// ------------------------------------------------------------------ slot
+
+BackgroundSlot::BackgroundSlot(Runtime& runtime, PlanKey agreed)
+    : runtime_(runtime), agreed_(agreed), mutex_(runtime.make_mutex()), changed_(runtime.make_condition_variable()) {}
+
+bool BackgroundSlot::begin() {
+  std::lock_guard<Mutex> lock(*mutex_);
+  if (state_ != State::idle) return false;
+  state_ = State::running;
+  return true;
+}
+
+void BackgroundSlot::finish(bool cancelled, std::exception_ptr error) {
+  std::lock_guard<Mutex> lock(*mutex_);
+  state_ = cancelled ? State::cancelled : State::done;
+  error_ = std::move(error);
+  changed_->notify_all();
+}
+
+bool BackgroundSlot::cancel_requested() {
+  std::lock_guard<Mutex> lock(*mutex_);
+  return cancel_;
+}
+
+void BackgroundSlot::cancel_running(std::unique_lock<Mutex>& lock) {
+  if (state_ != State::running) return;
+  cancel_ = true;
+  if (doorbell) {
+    lock.unlock();
+    doorbell();
+    lock.lock();
+  }
+  while (state_ == State::running) changed_->wait(lock);
+}
+
+BackgroundSlot* BackgroundSlot::claim(const PlanKey& call) {
+  if (on_use) on_use(call);
+  std::unique_lock<Mutex> lock(*mutex_);
+  if (!planned(call)) {
+    cancel_running(lock);
+    if (state_ == State::idle) state_ = State::skipped;
+    if (consumed != 0) {
+      throw InvalidArgument("options.arrival",
+                            "this rank's collective differs from the one every rank announced (Monitor::use or the "
+                            "previous call), and other ranks already sent for the announced one");
+    }
+    return nullptr;
+  }
+  if (state_ == State::idle) {
+    state_ = State::skipped;
+    return nullptr;
+  }
+  while (state_ == State::running) changed_->wait(lock);
+  if (error_) std::rethrow_exception(error_);
+  if (state_ != State::done) return nullptr;
+  return this;
+}
+
+void BackgroundSlot::abandon() {
+  std::unique_lock<Mutex> lock(*mutex_);
+  cancel_running(lock);
+  if (state_ == State::idle) state_ = State::skipped;
+}
+
+BackgroundSlot* slot_of(const CollectiveOptions& options) {
+  return options.arrival ? options.arrival->background().get() : nullptr;
+}
+
+int arrival_tag(const CollectiveOptions& options, const PlanKey& call, int planned_tag, int unplanned_tag) {
+  const BackgroundSlot* slot = slot_of(options);
+  if (slot == nullptr || slot->agreed().kind == BackgroundKind::none) return planned_tag;
+  return slot->planned(call) ? planned_tag : unplanned_tag;
+}
+
+}  // namespace internal
+}  // namespace ragged
