@@ -3,7 +3,8 @@
 // P-1 -> ... -> 1 -> 0 and the results travel back 0 -> 1 -> ... -> P-1.
 //
 //   P = 4, segments a, b, c; lower case: partial sums, upper case: results.
-//   Slots are segment transfer times; each link is used in both directions.
+//   Slots are segment transfer times, drawn for links that carry each
+//   direction separately (on a switch, see the cost below):
 //
 //   slot      0  1  2  3  4  5  6  7
 //   3 -> 2    a  b  c                     rank 3 sends its own segments
@@ -17,16 +18,23 @@
 //   to r-1 and posts the receive of the result of t from r-1. Results come
 //   back about 2r segment times later, so after reducing segment t a middle
 //   rank forwards the results of segments up to t-2r to r+1 (plans/
-//   pipelined_linear_plan.hpp), then the remaining ones at the end. No rank
-//   ever polls, and the chain cannot deadlock: every wait depends only on
-//   earlier segments or on ranks further down the chain.
+//   pipelined_linear_plan.hpp), then the remaining ones at the end. Each rank
+//   keeps one send in flight per direction (plans::chain::send_window):
+//   segments posted all at once would share the link and all arrive at the
+//   end, which stalls the pipeline. No rank ever polls, and the chain cannot
+//   deadlock: every wait depends only on earlier segments or on ranks further
+//   down the chain (tests/unit/pipelined_linear_plan_test.cpp runs the programs).
 //
 // Segment size: 32 KiB (plans::chain::segment_bytes), whole elements.
-// Cost (n = count*size bytes, k = ceil(n / 32 KiB) segments of s bytes):
-//   about (2(P-1) + k - 1)(alpha + s beta) + n gamma on full-duplex links,
-//   i.e. 2(P-1)(alpha + s beta) + n beta + n gamma for long vectors: bandwidth
-//   close to one vector transfer, latency linear in P. Commutative operators
-//   only. Every rank gets rank 0's bits. Any P; P = 1 only copies.
+// Cost (n = count*size bytes, k = ceil(n / s) segments of s = 32 KiB):
+//   with separate links to r-1 and r+1 (a physical chain):
+//     (2(P-1) + k - 1)(alpha + s beta) + n gamma;
+//   on a switch, where a middle rank's one port sends both the partials and
+//   the results (2n bytes):
+//     about 2(P-1)(alpha + s beta) + 2n beta + n gamma,
+//   the ring's bandwidth for large P, with latency linear in P (the fill and
+//   drain of the pipeline). Commutative operators only. Every rank gets rank
+//   0's bits. Any P; P = 1 only copies.
 #include <vector>
 
 #include "internal/common.hpp"
@@ -64,6 +72,11 @@ void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, 
   std::vector<Request> partial_send;  // partial segments to `down`
   std::vector<Request> result_recv;   // results from `down`
   std::vector<Request> result_send;   // results to `up`
+  // Starts sending segment t in one direction once the send of segment t - window has completed.
+  const auto send_in_order = [&](std::vector<Request>& sends, const std::byte* data, int dest, std::size_t t) {
+    if (t >= chain::send_window) sends[t - chain::send_window].wait(options.timeout);
+    sends.push_back(comm.isend(dest, tag, data + offset(t), length(t) * esize));
+  };
 
   if (rank == procs - 1) {
     // The far end: send every own segment down, receive every result. In place, the segments
@@ -77,7 +90,7 @@ void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, 
     partial_send.reserve(nseg);
     result_recv.reserve(nseg);
     for (std::size_t t = 0; t < nseg; ++t) {
-      partial_send.push_back(comm.isend(down, tag, own + offset(t), length(t) * esize));
+      send_in_order(partial_send, own, down, t);
       result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
     }
     comm.wait_all(partial_send, options.timeout);
@@ -101,7 +114,7 @@ void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, 
       partial_recv[t].wait(options.timeout);
       reduce_local(op, type, scratch.data() + offset(t), out + offset(t), length(t));
       comm.runtime().charge(static_cast<double>(length(t)));
-      result_send.push_back(comm.isend(up, tag, out + offset(t), length(t) * esize));
+      send_in_order(result_send, out, up, t);
     }
     comm.wait_all(result_send, options.timeout);
     return;
@@ -116,14 +129,14 @@ void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, 
     while (result_send.size() < upto) {
       const std::size_t j = result_send.size();
       result_recv[j].wait(options.timeout);
-      result_send.push_back(comm.isend(up, tag, out + offset(j), length(j) * esize));
+      send_in_order(result_send, out, up, j);
     }
   };
   for (std::size_t t = 0; t < nseg; ++t) {
     partial_recv[t].wait(options.timeout);
     reduce_local(op, type, own + offset(t), scratch.data() + offset(t), length(t));
     comm.runtime().charge(static_cast<double>(length(t)));
-    partial_send.push_back(comm.isend(down, tag, scratch.data() + offset(t), length(t) * esize));
+    send_in_order(partial_send, scratch.data(), down, t);
     // Own segment t has been consumed: in place, its memory may now take the result.
     result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
     forward_results(chain::forwarded_after(rank, t, nseg));

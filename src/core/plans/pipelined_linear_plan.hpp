@@ -32,6 +32,12 @@ namespace ragged::plans::chain {
 /// small fraction of a segment's transfer time on 1 GbE and faster networks.
 inline constexpr std::size_t segment_bytes = 32 * 1024;
 
+/// Sends a rank keeps in flight in each direction: it waits for the send of segment t - window
+/// before it starts segment t. Messages posted all at once would share the link and arrive
+/// together at the end instead of one after the other, which stalls the pipeline; one send in
+/// flight keeps them in order, at the price of one latency per segment.
+inline constexpr std::size_t send_window = 1;
+
 /// Elements per segment for elements of `element_size` bytes (at least one).
 constexpr std::size_t segment_elements(std::size_t element_size) {
   assert(element_size > 0);
