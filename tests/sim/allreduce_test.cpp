@@ -1,0 +1,186 @@
+// The regular allreduce baselines (ring, rabenseifner, recursive_doubling,
+// pipelined_linear) on the sim backend. One simulation per (algorithm, P)
+// runs, back to back on every rank, every count of the sweep {0, 1, P-1, P+1,
+// 100003} in every datatype with sum, prod, min and max, in place and not,
+// and compares the result bit for bit with the reduction computed by formula:
+// values are small integers (for prod, 1 or 2, so products are powers of two),
+// exact in every type; int32 products wrap as int64's do modulo 2^32.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ragged/collectives.hpp"
+#include "ragged/error.hpp"
+#include "ragged/registry.hpp"
+#include "ragged/sim.hpp"
+#include "support/check.hpp"
+#include "support/patterns.hpp"
+
+namespace ragged {
+namespace {
+
+using Bytes = std::vector<std::byte>;
+
+constexpr std::size_t guard_bytes = 48;
+constexpr std::byte fill{0xC3};
+constexpr std::array<DataType, 4> types{DataType::int32, DataType::int64, DataType::float32, DataType::float64};
+constexpr std::array<OpKind, 4> kinds{OpKind::sum, OpKind::prod, OpKind::min, OpKind::max};
+
+ReduceOp op_of(OpKind kind) {
+  switch (kind) {
+    case OpKind::sum:
+      return ReduceOp::sum();
+    case OpKind::prod:
+      return ReduceOp::prod();
+    case OpKind::min:
+      return ReduceOp::min();
+    case OpKind::max:
+      return ReduceOp::max();
+    case OpKind::custom:
+      break;
+  }
+  throw std::logic_error("not a built-in operator");
+}
+
+/// What rank `rank` contributes at `index` under `kind`.
+std::int64_t input(OpKind kind, int rank, std::size_t index) {
+  return kind == OpKind::prod ? test::pattern(rank, index) % 2 + 1 : test::pattern(rank, index);
+}
+
+/// The reduction over ranks 0..procs-1 at `index`, in int64 (at most 2^33 for prod with P = 33:
+/// no overflow; make_buffer's conversion to int32 wraps it as the int32 reduction does).
+std::int64_t expected(OpKind kind, int procs, std::size_t index) {
+  if (kind != OpKind::prod) return test::reduced(kind, procs, index);
+  std::int64_t acc = 1;
+  for (int r = 0; r < procs; ++r) acc *= input(kind, r, index);
+  return acc;
+}
+
+/// Inputs and expected results for the largest count; smaller counts use prefixes.
+/// Built before the simulation and only read by the ranks.
+struct Data {
+  std::array<std::array<std::vector<Bytes>, 2>, types.size()> inputs;  // [type][prod ? 1 : 0][rank]
+  std::array<std::array<Bytes, kinds.size()>, types.size()> results;   // [type][op]
+};
+
+std::size_t input_set(OpKind kind) { return kind == OpKind::prod ? 1 : 0; }
+
+Data make_data(int procs, std::size_t max_count) {
+  Data d;
+  for (std::size_t t = 0; t < types.size(); ++t) {
+    for (OpKind kind : {OpKind::sum, OpKind::prod}) {
+      for (int r = 0; r < procs; ++r) {
+        d.inputs[t][input_set(kind)].push_back(
+            test::make_buffer(types[t], max_count, [&](std::size_t i) { return input(kind, r, i); }));
+      }
+    }
+    for (std::size_t o = 0; o < kinds.size(); ++o) {
+      const OpKind kind = kinds[o];
+      d.results[t][o] = test::make_buffer(types[t], max_count, [&](std::size_t i) { return expected(kind, procs, i); });
+    }
+  }
+  return d;
+}
+
+std::string where(const std::string& name, int rank, std::size_t count, DataType type, OpKind kind, bool inplace) {
+  std::ostringstream os;
+  os << "allreduce " << name << " rank " << rank << " count " << count << " " << name_of(type) << " "
+     << op_of(kind).label << (inplace ? " in place" : "");
+  return os.str();
+}
+
+void check_rejects_null_buffers(Comm& comm, AllreduceFn fn) {
+  const CollectiveOptions none;
+  std::array<std::int32_t, 4> buf{};
+  for (const char* argument : {"sendbuf", "recvbuf"}) {
+    const bool null_send = std::string(argument) == "sendbuf";
+    bool threw = false;
+    try {
+      fn(comm, null_send ? nullptr : buf.data(), null_send ? buf.data() : nullptr, 1, DataType::int32, ReduceOp::sum(),
+         none);
+    } catch (const InvalidArgument& e) {
+      threw = true;
+      RAGGED_CHECK_EQ(e.argument(), std::string(argument));
+    }
+    RAGGED_CHECK(threw);
+  }
+}
+
+using Param = std::tuple<std::string, int>;
+
+class Allreduce : public testing::TestWithParam<Param> {};
+
+TEST_P(Allreduce, EveryCountTypeOpAndInPlaceReducesExactly) {
+  const auto& [name, procs] = GetParam();
+  const AllreduceFn fn = Registry::instance().allreduce(name);
+  const std::vector<std::size_t> counts = test::sweep_counts(procs);
+  const Data data = make_data(procs, *std::max_element(counts.begin(), counts.end()));
+
+  sim::Config config;
+  config.platform = "cluster-1gbe-48";
+  config.procs = procs;
+  int calls = 0;
+  sim::run(config, [&](Comm& comm) {
+    const auto me = static_cast<std::size_t>(comm.rank());
+    check_rejects_null_buffers(comm, fn);
+    CollectiveOptions options;
+    options.timeout = 600.0;  // simulated seconds: far beyond any of these calls
+    for (std::size_t count : counts) {
+      for (std::size_t t = 0; t < types.size(); ++t) {
+        const DataType type = types[t];
+        const std::size_t bytes = count * size_of(type);
+        for (std::size_t o = 0; o < kinds.size(); ++o) {
+          const ReduceOp op = op_of(kinds[o]);
+          const std::byte* mine = data.inputs[t][input_set(kinds[o])][me].data();
+          for (bool inplace : {false, true}) {
+            Bytes recv(bytes + guard_bytes, fill);
+            if (inplace) std::memcpy(recv.data(), mine, bytes);
+            fn(comm, inplace ? in_place : mine, recv.data(), count, type, op, options);
+            if (bytes != 0 && std::memcmp(recv.data(), data.results[t][o].data(), bytes) != 0) {
+              const Bytes got(recv.begin(), recv.begin() + static_cast<std::ptrdiff_t>(bytes));
+              std::size_t i = 0;
+              while (test::element(got, type, i) == test::element(data.results[t][o], type, i)) ++i;
+              throw test::CheckFailed(where(name, comm.rank(), count, type, kinds[o], inplace) + ": element " +
+                                      std::to_string(i) + " is " + std::to_string(test::element(got, type, i)) +
+                                      ", expected " + std::to_string(test::element(data.results[t][o], type, i)));
+            }
+            for (std::size_t i = bytes; i < recv.size(); ++i) {
+              if (recv[i] != fill) {
+                throw test::CheckFailed(where(name, comm.rank(), count, type, kinds[o], inplace) +
+                                        ": wrote past the end");
+              }
+            }
+            if (me == 0) ++calls;
+          }
+        }
+      }
+    }
+  });
+  EXPECT_EQ(calls, static_cast<int>(counts.size() * types.size() * kinds.size() * 2));
+}
+
+std::vector<Param> params() {
+  std::vector<Param> out;
+  for (const char* name : {"ring", "rabenseifner", "recursive_doubling", "pipelined_linear"}) {
+    for (int p : test::sweep_procs()) out.emplace_back(name, p);
+  }
+  return out;
+}
+
+std::string param_name(const testing::TestParamInfo<Param>& param) {
+  return std::get<0>(param.param) + "_P" + std::to_string(std::get<1>(param.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(Baselines, Allreduce, testing::ValuesIn(params()), param_name);
+
+}  // namespace
+}  // namespace ragged
