@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <deque>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -67,6 +69,31 @@ bool throws(F&& body) {
   }
   return false;
 }
+
+/// A daemon whose failed checks reach its rank: an exception escaping a std::thread (mpi
+/// backend) would terminate the process, so it is kept and rethrown by join_checked().
+struct CheckedDaemon {
+  std::exception_ptr error;
+  std::unique_ptr<Daemon> daemon;
+
+  CheckedDaemon(Runtime& rt, const std::string& name, std::function<void()> fn) {
+    daemon = rt.spawn_daemon(name, [this, fn = std::move(fn)] {
+      try {
+        fn();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+  }
+  CheckedDaemon(const CheckedDaemon&) = delete;
+  CheckedDaemon& operator=(const CheckedDaemon&) = delete;
+  ~CheckedDaemon() = default;  // the daemon member is destroyed (joined) before `error`
+
+  void join_checked() {
+    daemon->join();
+    if (error) std::rethrow_exception(error);
+  }
+};
 
 template <class F>
 std::string invalid_argument_name(F&& body) {
@@ -421,7 +448,7 @@ void rank_errors(Comm& comm) {
 void barrier_waits_for_the_last(Comm& comm) {
   const int p = comm.size();
   const int r = comm.rank();
-  constexpr double step = 0.02;
+  constexpr double step = 0.05;
   barrier(comm);
   const double t0 = comm.runtime().now();
   comm.runtime().sleep_for(step * r);
@@ -455,7 +482,7 @@ void daemon_receives_while_rank_sleeps(Comm& comm) {
   constexpr int count = 5;
   constexpr int tag = 70;
   std::vector<std::int64_t> received;
-  auto agent = comm.runtime().spawn_daemon("agent", [&] {
+  CheckedDaemon agent(comm.runtime(), "agent", [&] {
     for (int i = 0; i < count; ++i) {
       std::int64_t v = -1;
       const Status st = comm.recv(any_source, tag, &v, sizeof v);
@@ -473,7 +500,7 @@ void daemon_receives_while_rank_sleeps(Comm& comm) {
   comm.runtime().sleep_for(0.02);
   comm.runtime().compute(1e6);
   comm.wait_all(sends);
-  agent->join();
+  agent.join_checked();
   const int left = (r - 1 + p) % p;
   RAGGED_CHECK_EQ(received.size(), static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) RAGGED_CHECK_EQ(received[static_cast<std::size_t>(i)], left * 100 + i);
@@ -488,7 +515,7 @@ void mutex_and_condition_variable(Comm& comm) {
   bool done = false;
   int acked = 0;
   constexpr int count = 20;
-  auto producer = rt.spawn_daemon("producer", [&] {
+  CheckedDaemon producer(rt, "producer", [&] {
     for (int i = 0; i < count; ++i) {
       rt.sleep_for(0.001);
       std::unique_lock<Mutex> lock(*mutex);
@@ -512,7 +539,7 @@ void mutex_and_condition_variable(Comm& comm) {
       cv->notify_one();
     }
   }
-  producer->join();
+  producer.join_checked();
   RAGGED_CHECK_EQ(got.size(), static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) RAGGED_CHECK_EQ(got[static_cast<std::size_t>(i)], i);
   std::unique_lock<Mutex> lock(*mutex);
@@ -533,14 +560,14 @@ void semaphore_counts(Comm& comm) {
   RAGGED_CHECK(two->try_acquire_for(0.005));
 
   auto sem = rt.make_semaphore(0);
-  auto releaser = rt.spawn_daemon("releaser", [&] {
+  CheckedDaemon releaser(rt, "releaser", [&] {
     for (int i = 0; i < 3; ++i) {
       rt.sleep_for(0.002);
       sem->release();
     }
   });
   for (int i = 0; i < 3; ++i) sem->acquire();
-  releaser->join();
+  releaser.join_checked();
   RAGGED_CHECK(!sem->try_acquire_for(0.005));
 }
 
