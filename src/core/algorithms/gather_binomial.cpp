@@ -23,6 +23,7 @@
 // Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
 // receives runs of 1, 2, 4, ... blocks. Inner ranks copy their own block into a
 // buffer of size(subtree) * n and send it; leaves send sendbuf directly.
+#include <memory>
 #include <vector>
 
 #include "internal/common.hpp"
@@ -57,31 +58,31 @@ void gather_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
       return;
     }
     const int size = tree::subtree_size(v, procs);
-    std::vector<std::byte> run(blocks(size));
+    const auto run = std::make_unique_for_overwrite<std::byte[]>(blocks(size));  // no zero fill
     for (int c : children) {
-      recvs.push_back(comm.irecv(tree::absolute(c, root, procs), internal::tag_gather, run.data() + blocks(c - v),
+      recvs.push_back(comm.irecv(tree::absolute(c, root, procs), internal::tag_gather, run.get() + blocks(c - v),
                                  blocks(tree::subtree_size(c, procs))));
     }
-    internal::copy_bytes(run.data(), sendbuf, bytes);
+    internal::copy_bytes(run.get(), sendbuf, bytes);
     comm.wait_all(recvs, options.timeout);
-    comm.send(parent, internal::tag_gather, run.data(), run.size(), options.timeout);
+    comm.send(parent, internal::tag_gather, run.get(), blocks(size), options.timeout);
     return;
   }
 
   // The root: children's runs go straight to recvbuf unless they wrap past rank P-1.
   std::byte* out = internal::bytes(recvbuf);
-  std::vector<std::byte> wrapped;
-  int wrapped_start = 0;  // absolute rank of the wrapped run's first block
+  std::unique_ptr<std::byte[]> wrapped;  // at most one child's run wraps
+  int wrapped_start = 0;                 // absolute rank of the wrapped run's first block
   int wrapped_size = 0;
   for (int c : children) {
     const int start = tree::absolute(c, root, procs);
     const int size = tree::subtree_size(c, procs);
     void* dest = out + blocks(start);
     if (start + size > procs) {
-      wrapped.resize(blocks(size));
+      wrapped = std::make_unique_for_overwrite<std::byte[]>(blocks(size));
       wrapped_start = start;
       wrapped_size = size;
-      dest = wrapped.data();
+      dest = wrapped.get();
     }
     recvs.push_back(comm.irecv(start, internal::tag_gather, dest, blocks(size)));
   }
@@ -89,8 +90,8 @@ void gather_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   comm.wait_all(recvs, options.timeout);
   if (wrapped_size != 0) {
     const int head = procs - wrapped_start;  // blocks of ranks wrapped_start..P-1
-    internal::copy_bytes(out + blocks(wrapped_start), wrapped.data(), blocks(head));
-    internal::copy_bytes(out, wrapped.data() + blocks(head), blocks(wrapped_size - head));
+    internal::copy_bytes(out + blocks(wrapped_start), wrapped.get(), blocks(head));
+    internal::copy_bytes(out, wrapped.get() + blocks(head), blocks(wrapped_size - head));
   }
 }
 

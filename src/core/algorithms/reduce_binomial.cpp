@@ -27,6 +27,7 @@
 // uses recvbuf as one of its two buffers, chosen so the last combination lands
 // in it (one final copy only in place and an odd number of children).
 // Extra memory: n bytes at the root, 2n at inner ranks, none at leaves.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,7 @@ void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   const auto nchildren = children.size();
 
   // Two buffers that take turns receiving a child's data and holding the partial result.
-  std::vector<std::byte> scratch[2];
+  std::unique_ptr<std::byte[]> scratch[2];
   void* slot[2] = {nullptr, nullptr};
   unsigned next = 0;  // the slot the next child's data goes to
   const bool result_here = is_root && tree_root == root;
@@ -78,8 +79,8 @@ void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   }
   const auto slot_for = [&](unsigned i) {
     if (slot[i] == nullptr) {
-      scratch[i].resize(bytes);
-      slot[i] = scratch[i].data();
+      scratch[i] = std::make_unique_for_overwrite<std::byte[]>(bytes);  // no zero fill
+      slot[i] = scratch[i].get();
     }
     return slot[i];
   };

@@ -24,6 +24,7 @@
 // Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
 // sends runs of ..., 4, 2, 1 blocks. Inner ranks receive size(subtree) * n bytes
 // into a buffer and copy their own block out of it; leaves receive into recvbuf.
+#include <memory>
 #include <vector>
 
 #include "internal/common.hpp"
@@ -57,30 +58,31 @@ void scatter_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
       comm.recv(parent, internal::tag_scatter, recvbuf, bytes, options.timeout);
       return;
     }
-    std::vector<std::byte> run(blocks(tree::subtree_size(v, procs)));
-    comm.recv(parent, internal::tag_scatter, run.data(), run.size(), options.timeout);
+    const std::size_t run_bytes = blocks(tree::subtree_size(v, procs));
+    const auto run = std::make_unique_for_overwrite<std::byte[]>(run_bytes);  // no zero fill
+    comm.recv(parent, internal::tag_scatter, run.get(), run_bytes, options.timeout);
     for (auto c = children.rbegin(); c != children.rend(); ++c) {
-      sends.push_back(comm.isend(tree::absolute(*c, root, procs), internal::tag_scatter, run.data() + blocks(*c - v),
+      sends.push_back(comm.isend(tree::absolute(*c, root, procs), internal::tag_scatter, run.get() + blocks(*c - v),
                                  blocks(tree::subtree_size(*c, procs))));
     }
-    internal::copy_bytes(recvbuf, run.data(), bytes);
+    internal::copy_bytes(recvbuf, run.get(), bytes);
     comm.wait_all(sends, options.timeout);
     return;
   }
 
   // The root: children's runs go straight from sendbuf unless they wrap past rank P-1.
   const std::byte* in = internal::bytes(sendbuf);
-  std::vector<std::byte> wrapped;
+  std::unique_ptr<std::byte[]> wrapped;  // at most one child's run wraps
   for (auto c = children.rbegin(); c != children.rend(); ++c) {
     const int start = tree::absolute(*c, root, procs);
     const int size = tree::subtree_size(*c, procs);
     const void* src = in + blocks(start);
     if (start + size > procs) {
       const int head = procs - start;  // blocks of ranks start..P-1
-      wrapped.resize(blocks(size));
-      internal::copy_bytes(wrapped.data(), in + blocks(start), blocks(head));
-      internal::copy_bytes(wrapped.data() + blocks(head), in, blocks(size - head));
-      src = wrapped.data();
+      wrapped = std::make_unique_for_overwrite<std::byte[]>(blocks(size));
+      internal::copy_bytes(wrapped.get(), in + blocks(start), blocks(head));
+      internal::copy_bytes(wrapped.get() + blocks(head), in, blocks(size - head));
+      src = wrapped.get();
     }
     sends.push_back(comm.isend(start, internal::tag_scatter, src, blocks(size)));
   }
