@@ -33,7 +33,9 @@ void register_core_algorithms(Registry& registry) {
   registry.add(make_algorithm<C::bcast>("binomial", "Binomial tree broadcast.", any, &bcast_binomial));
   registry.add(make_algorithm<C::bcast>("linear", "The root sends to every rank.", any, &bcast_linear));
 
-  registry.add(make_algorithm<C::reduce>("binomial", "Binomial tree reduction.", commutative, &reduce_binomial));
+  registry.add(make_algorithm<C::reduce>(
+      "binomial", "Binomial tree reduction; operands in rank order (non-commutative ops: tree at 0, then to root).",
+      any, &reduce_binomial));
 
   registry.add(make_algorithm<C::gather>("linear", "Every rank sends its block to the root.", any, &gather_linear));
   registry.add(make_algorithm<C::gather>("binomial", "Binomial tree gather.", any, &gather_binomial));
