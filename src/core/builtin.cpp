@@ -12,8 +12,8 @@ void register_core_algorithms(Registry& registry) {
   registry.add(make_algorithm<C::allgather>("ring", "Ring: P-1 steps, each rank forwards the block it received last.",
                                             any, &allgather_ring));
   registry.add(make_algorithm<C::allgather>(
-      "nex", "Neighbor exchange: P/2 steps of pairwise exchanges with alternating neighbors (even P).", any,
-      &allgather_nex));
+      "nex", "Neighbor exchange: P/2 steps of pairwise exchanges with alternating neighbors (even P; ring for odd P).",
+      any, &allgather_nex));
   registry.add(
       make_algorithm<C::allgather>("lnbc", "Linear gather to rank 0, then binomial broadcast.", any, &allgather_lnbc));
   registry.add(make_algorithm<C::allgather>(
@@ -22,12 +22,13 @@ void register_core_algorithms(Registry& registry) {
   registry.add(make_algorithm<C::allreduce>(
       "ring", "Ring reduce-scatter then ring allgather: 2(P-1) steps of n/P elements.", commutative, &allreduce_ring));
   registry.add(make_algorithm<C::allreduce>(
-      "rabenseifner", "Recursive-halving reduce-scatter then recursive-doubling allgather, any P.", commutative,
-      &allreduce_rabenseifner));
+      "rabenseifner",
+      "Recursive-halving reduce-scatter then recursive-doubling allgather; any P (folds to a power of two).",
+      commutative, &allreduce_rabenseifner));
   registry.add(make_algorithm<C::allreduce>("recursive_doubling", "Recursive doubling on whole vectors, any P.",
                                             commutative, &allreduce_recursive_doubling));
   registry.add(make_algorithm<C::allreduce>(
-      "pipelined_linear", "Pipelined chain: segments reduced down a chain to the end, then broadcast back.",
+      "pipelined_linear", "Pipelined chain: 32 KiB segments reduced down the chain to rank 0, results passed back up.",
       commutative, &allreduce_pipelined_linear));
 
   registry.add(make_algorithm<C::bcast>("binomial", "Binomial tree broadcast.", any, &bcast_binomial));
