@@ -5,7 +5,7 @@
 //   rank-d and receives positions [d, d+m) from rank+d, m = min(d, P-d).
 //   A final rotation by `rank` blocks puts block j at position j.
 //
-//   P = 5, positions of rank 0 (and, in brackets, the rank it receives from)
+//   P = 5, the positions of rank 0 after each round, and what it received
 //   start    0 . . . .
 //   d = 1    0 1 . . .     (rank 1 sends its positions 0    = block 1)
 //   d = 2    0 1 2 3 .     (rank 2 sends its positions 0..1 = blocks 2,3)
