@@ -1,0 +1,261 @@
+// The Comm of the mpi backend: point-to-point over a duplicated communicator.
+#include <vector>
+
+#include "internal.hpp"
+#include "ragged/mpi.hpp"
+
+namespace ragged::mpi {
+namespace detail {
+
+std::string error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS || length <= 0) return "unknown MPI error";
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+namespace {
+
+bool mpi_finalized() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
+}
+
+/// A pending MPI_Isend or MPI_Irecv.
+///
+/// Destroying an incomplete receive cancels it (MPI_Cancel, then MPI_Wait, which returns
+/// at once if the cancel succeeded and after the delivery if the message had already
+/// matched). Destroying an incomplete send waits for it: MPI cannot reliably cancel sends
+/// (MPI-4 deprecates it), so the destructor blocks until the receiver has taken the
+/// message (small messages complete at once, large ones need the matching receive).
+class MpiRequest final : public RequestImpl {
+ public:
+  MpiRequest(MPI_Request request, bool receive, Status send_status)
+      : request_(request), receive_(receive), status_(send_status) {}
+  ~MpiRequest() override {
+    if (request_ == MPI_REQUEST_NULL || mpi_finalized()) return;
+    // Errors cannot leave a destructor; the request is gone either way.
+    if (receive_) MPI_Cancel(&request_);
+    MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+  MpiRequest(const MpiRequest&) = delete;
+  MpiRequest& operator=(const MpiRequest&) = delete;
+
+  bool test() override {
+    if (finished()) return rethrow_or_true();
+    int flag = 0;
+    MPI_Status status;
+    const int code = MPI_Test(&request_, &flag, &status);  // before reading flag
+    settle(code, "MPI_Test", status, flag != 0);
+    return flag != 0;
+  }
+
+  bool wait_for(Timeout timeout) override {
+    if (finished()) return rethrow_or_true();
+    if (!timeout) {
+      MPI_Status status;
+      const int code = MPI_Wait(&request_, &status);
+      settle(code, "MPI_Wait", status, true);
+      return true;
+    }
+    ThreadRuntime clock;
+    const double deadline = clock.now() + *timeout;
+    Backoff backoff;
+    for (;;) {
+      if (test()) return true;
+      if (clock.now() >= deadline) return false;
+      backoff.pause();
+    }
+  }
+
+  [[nodiscard]] Status status() const override { return status_; }
+
+  /// True once the request completed or failed (its MPI request is gone).
+  [[nodiscard]] bool finished() const noexcept { return done_ || error_ != MPI_SUCCESS; }
+  [[nodiscard]] MPI_Request handle() const noexcept { return request_; }
+
+  /// Records the outcome of a completion call (MPI_Test, MPI_Wait, MPI_Waitany, ...) that
+  /// ran on this request's handle; `handle` is the handle as that call left it. Throws
+  /// TransportError when `code` reports a failure.
+  void settle(int code, const char* call, const MPI_Status& status, bool completed, MPI_Request handle) {
+    request_ = handle;
+    settle(code, call, status, completed);
+  }
+
+  /// Records a failure reported for this request by a call on several requests.
+  void fail(int code, const char* call) {
+    error_ = code == MPI_SUCCESS ? MPI_ERR_OTHER : code;
+    error_call_ = call;
+    request_ = MPI_REQUEST_NULL;
+  }
+
+ private:
+  void settle(int code, const char* call, const MPI_Status& status, bool completed) {
+    if (code != MPI_SUCCESS) {
+      // E.g. MPI_ERR_TRUNCATE: a message longer than the receive's capacity. The request
+      // is complete (and freed by MPI); remember the failure so every later call reports it.
+      fail(code, call);
+      rethrow_or_true();
+    }
+    if (!completed) return;
+    done_ = true;
+    if (receive_) {
+      int count = 0;
+      check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+      status_ = Status{status.MPI_SOURCE, status.MPI_TAG, static_cast<std::size_t>(count < 0 ? 0 : count)};
+    }
+  }
+
+  bool rethrow_or_true() const {
+    if (error_ != MPI_SUCCESS) {
+      throw TransportError(error_, error_text(error_),
+                           std::string(error_call_) + (receive_ ? " (receive)" : " (send)"));
+    }
+    return true;
+  }
+
+  MPI_Request request_;
+  bool receive_;
+  Status status_;
+  bool done_ = false;
+  int error_ = MPI_SUCCESS;
+  const char* error_call_ = "";
+};
+
+void check_tag(int tag) {
+  if (tag < 0 || tag > max_tag) {
+    throw InvalidArgument("tag", "tag " + std::to_string(tag) + " is outside 0.." + std::to_string(max_tag));
+  }
+}
+
+void check_data(const void* data, std::size_t bytes, const char* argument) {
+  if (data == nullptr && bytes != 0) {
+    throw InvalidArgument(argument, "null buffer for " + std::to_string(bytes) + " bytes");
+  }
+}
+
+}  // namespace
+
+MpiComm::MpiComm(MPI_Comm user) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized == 0 || mpi_finalized()) {
+    throw UnsupportedError("ragged::mpi: MPI is not initialized (create a ragged::mpi::Session first)");
+  }
+  require_thread_multiple();
+  if (user == MPI_COMM_NULL) throw InvalidArgument("comm", "MPI_COMM_NULL");
+  // Errors of MPI_Comm_dup itself are raised on `user` with the handler the caller chose.
+  check(MPI_Comm_dup(user, &comm_), "MPI_Comm_dup");
+  try {
+    check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+    check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  } catch (...) {
+    MPI_Comm_free(&comm_);
+    throw;
+  }
+}
+
+MpiComm::~MpiComm() {
+  if (comm_ != MPI_COMM_NULL && !mpi_finalized()) MPI_Comm_free(&comm_);
+}
+
+Request MpiComm::isend(int dest, int tag, const void* data, std::size_t bytes) {
+  check_rank(*this, dest, "dest");
+  check_tag(tag);
+  check_data(data, bytes, "data");
+  if (bytes > max_count) {
+    throw InvalidArgument("bytes", "a message of " + std::to_string(bytes) +
+                                       " bytes exceeds the mpi backend's limit of INT_MAX bytes per message");
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
+  return Request(std::make_unique<MpiRequest>(request, false, Status{rank_, tag, bytes}));
+}
+
+Request MpiComm::irecv(int source, int tag, void* data, std::size_t capacity) {
+  if (source != any_source) check_rank(*this, source, "source");
+  check_tag(tag);
+  check_data(data, capacity, "data");
+  // No message exceeds INT_MAX bytes (isend rejects them), so a larger capacity loses nothing.
+  const int count = static_cast<int>(capacity > max_count ? max_count : capacity);
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Irecv(data, count, MPI_BYTE, source == any_source ? MPI_ANY_SOURCE : source, tag, comm_, &request),
+        "MPI_Irecv");
+  return Request(std::make_unique<MpiRequest>(request, true, Status{}));
+}
+
+std::size_t MpiComm::wait_any(std::span<Request> requests, Timeout timeout) {
+  std::vector<MPI_Request> handles;
+  std::vector<std::size_t> where;
+  std::vector<MpiRequest*> impls;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (!requests[i].active()) continue;
+    auto* impl = dynamic_cast<MpiRequest*>(requests[i].impl());
+    // A request of another backend: fall back to polling every request.
+    if (impl == nullptr) return poll_wait_any(requests, timeout, 1e-6);
+    if (impl->finished()) {
+      impl->test();  // rethrows a recorded failure; a completed request is skipped
+      continue;
+    }
+    handles.push_back(impl->handle());
+    where.push_back(i);
+    impls.push_back(impl);
+  }
+  if (handles.empty()) return npos;
+
+  const int n = static_cast<int>(handles.size());
+  int index = MPI_UNDEFINED;
+  MPI_Status status;
+  const char* call = timeout ? "MPI_Testany" : "MPI_Waitany";
+  int code = MPI_SUCCESS;
+  if (!timeout) {
+    code = MPI_Waitany(n, handles.data(), &index, &status);
+  } else {
+    const double deadline = runtime_.now() + *timeout;
+    Backoff backoff;
+    for (;;) {
+      int flag = 0;
+      code = MPI_Testany(n, handles.data(), &index, &flag, &status);
+      if (code != MPI_SUCCESS || flag != 0) break;
+      if (runtime_.now() >= deadline) {
+        throw TimeoutError("Comm::wait_any: no completion within " + std::to_string(*timeout) + " s");
+      }
+      backoff.pause();
+    }
+  }
+  const bool indexed = index != MPI_UNDEFINED && index >= 0 && index < n;
+  // A handle that MPI freed without reporting it as the completed one can only belong to a
+  // request that failed; record it so that its destructor does not touch the freed handle.
+  for (std::size_t k = 0; k < handles.size(); ++k) {
+    if (indexed && k == static_cast<std::size_t>(index)) continue;
+    if (handles[k] == MPI_REQUEST_NULL) impls[k]->fail(code, call);
+  }
+  if (!indexed) {
+    check(code, call);
+    return npos;  // no active handle left (cannot happen: every handle was active)
+  }
+  const auto k = static_cast<std::size_t>(index);
+  impls[k]->settle(code, call, status, true, handles[k]);  // throws on failure
+  mark_complete(requests[where[k]]);
+  return where[k];
+}
+
+std::unique_ptr<Window> MpiComm::create_window(std::size_t bytes, int notifications) {
+  return make_window(*this, bytes, notifications);
+}
+
+}  // namespace detail
+
+std::unique_ptr<Comm> make_comm(MPI_Comm user) { return std::make_unique<detail::MpiComm>(user); }
+
+MPI_Comm native_handle(Comm& comm) {
+  auto* mpi_comm = dynamic_cast<detail::MpiComm*>(&comm);
+  if (mpi_comm == nullptr) {
+    throw InvalidArgument("comm", "a Comm of the '" + comm.backend() + "' backend has no MPI communicator");
+  }
+  return mpi_comm->handle();
+}
+
+}  // namespace ragged::mpi

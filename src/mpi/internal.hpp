@@ -1,0 +1,86 @@
+// Internals of the mpi backend shared by its source files: return-code checks,
+// the Runtime over real threads, and the Comm and Window over MPI objects.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "ragged/comm.hpp"
+#include "ragged/error.hpp"
+#include "ragged/runtime.hpp"
+#include "ragged/window.hpp"
+
+namespace ragged::mpi::detail {
+
+/// MPI_Error_string of `code` (or a placeholder when MPI cannot name it).
+std::string error_text(int code);
+
+/// Throws TransportError(code, MPI's text, `call`) unless `code` is MPI_SUCCESS.
+inline void check(int code, const char* call) {
+  if (code != MPI_SUCCESS) throw TransportError(code, error_text(code), call);
+}
+
+/// The largest element count one MPI call takes (MPI counts are int).
+inline constexpr std::size_t max_count = static_cast<std::size_t>(INT_MAX);
+
+/// Emulated rate of Runtime::compute (flop/s): compute(f) busy-waits f / compute_rate seconds.
+inline constexpr double compute_rate = 1e9;
+
+/// The Runtime of the mpi backend: steady clock, std::thread daemons, std:: primitives.
+class ThreadRuntime final : public Runtime {
+ public:
+  [[nodiscard]] double now() const override;
+  void sleep_for(double seconds) override;
+  void compute(double flops) override;
+  void charge(double flops) override;
+  std::unique_ptr<Daemon> spawn_daemon(const std::string& name, std::function<void()> fn) override;
+  std::unique_ptr<Mutex> make_mutex() override;
+  std::unique_ptr<ConditionVariable> make_condition_variable() override;
+  std::unique_ptr<Semaphore> make_semaphore(unsigned initial) override;
+  [[nodiscard]] std::string backend() const override { return "mpi"; }
+};
+
+/// Waits a little between two polls: yields at first, then sleeps up to 50 µs.
+class Backoff {
+ public:
+  void pause();
+
+ private:
+  int polls_ = 0;
+};
+
+/// A Comm over a duplicate of the user's communicator.
+class MpiComm final : public Comm {
+ public:
+  explicit MpiComm(MPI_Comm user);
+  ~MpiComm() override;
+  MpiComm(const MpiComm&) = delete;
+  MpiComm& operator=(const MpiComm&) = delete;
+
+  [[nodiscard]] int rank() const override { return rank_; }
+  [[nodiscard]] int size() const override { return size_; }
+  [[nodiscard]] Runtime& runtime() override { return runtime_; }
+  [[nodiscard]] std::string backend() const override { return "mpi"; }
+
+  Request isend(int dest, int tag, const void* data, std::size_t bytes) override;
+  Request irecv(int source, int tag, void* data, std::size_t capacity) override;
+  std::size_t wait_any(std::span<Request> requests, Timeout timeout = {}) override;
+  std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override;
+
+  [[nodiscard]] MPI_Comm handle() const noexcept { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 0;
+  ThreadRuntime runtime_;
+};
+
+/// Creates the RMA window of MpiComm::create_window (collective over `comm`).
+std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications);
+
+}  // namespace ragged::mpi::detail

@@ -1,0 +1,173 @@
+// The Window of the mpi backend: MPI-3 RMA in one passive-target epoch.
+//
+// Each rank allocates (MPI_Win_allocate) its data bytes, padded to 8, followed by one
+// uint64 per notification slot, and opens an MPI_Win_lock_all epoch that lasts as long
+// as the window. put_notify writes the data (MPI_Put), completes it at the target
+// (MPI_Win_flush), and only then writes the notification (MPI_Accumulate with
+// MPI_REPLACE) and completes that too: a rank that sees the notification sees the data.
+// Notification slots are only ever touched by accumulate operations on MPI_UINT64_T
+// (MPI_REPLACE to write, MPI_NO_OP to read), which MPI makes atomic with respect to each
+// other; the owner reads its own slots through MPI_Get_accumulate on itself.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "internal.hpp"
+
+namespace ragged::mpi::detail {
+
+namespace {
+
+constexpr std::size_t slot_bytes = sizeof(std::uint64_t);
+
+class MpiWindow final : public Window {
+ public:
+  MpiWindow(MpiComm& comm, std::size_t bytes, int notifications)
+      : bytes_(bytes), notifications_(notifications), rank_(comm.rank()), size_(comm.size()) {
+    if (notifications < 0) {
+      throw InvalidArgument("notifications", "negative count " + std::to_string(notifications));
+    }
+    const std::size_t padded = (bytes + slot_bytes - 1) / slot_bytes * slot_bytes;
+    if (padded < bytes) throw InvalidArgument("bytes", "window too large");
+    notify_offset_ = static_cast<MPI_Aint>(padded);
+    const std::size_t total = padded + static_cast<std::size_t>(notifications) * slot_bytes;
+    void* base = nullptr;
+    MPI_Comm mpi_comm = comm.handle();
+    check(MPI_Win_allocate(static_cast<MPI_Aint>(total), 1, MPI_INFO_NULL, mpi_comm, &base, &win_), "MPI_Win_allocate");
+    base_ = static_cast<std::byte*>(base);
+    try {
+      check(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+      if (total != 0) std::memset(base_, 0, total);
+      check(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_), "MPI_Win_lock_all");
+      locked_ = true;
+      check(MPI_Win_sync(win_), "MPI_Win_sync");
+      // Nobody may write into a window before its owner has zeroed it.
+      check(MPI_Barrier(mpi_comm), "MPI_Barrier");
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+
+  ~MpiWindow() override { release(); }
+  MpiWindow(const MpiWindow&) = delete;
+  MpiWindow& operator=(const MpiWindow&) = delete;
+
+  [[nodiscard]] std::span<std::byte> local() override { return {base_, bytes_}; }
+  [[nodiscard]] std::size_t bytes() const override { return bytes_; }
+  [[nodiscard]] int notifications() const override { return notifications_; }
+
+  void put_notify(int target, std::size_t offset, const void* data, std::size_t size, int id,
+                  std::uint64_t value) override {
+    if (target < 0 || target >= size_) {
+      throw InvalidArgument("target", "rank " + std::to_string(target) + " is outside 0.." + std::to_string(size_ - 1));
+    }
+    if (offset > bytes_) {
+      throw InvalidArgument(
+          "offset", "offset " + std::to_string(offset) + " is past the window's " + std::to_string(bytes_) + " bytes");
+    }
+    if (size > bytes_ - offset) {
+      throw InvalidArgument("size", std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+                                        " overrun the window's " + std::to_string(bytes_) + " bytes");
+    }
+    if (data == nullptr && size != 0)
+      throw InvalidArgument("data", "null buffer for " + std::to_string(size) + " bytes");
+    check_id(id, "id");
+    if (value == 0) throw InvalidArgument("value", "a notification value must be non-zero");
+
+    // MPI counts are int: larger writes go in chunks, all completed by the flush below.
+    for (std::size_t done = 0; done < size;) {
+      const std::size_t n = size - done < max_count ? size - done : max_count;
+      check(MPI_Put(static_cast<const std::byte*>(data) + done, static_cast<int>(n), MPI_BYTE, target,
+                    static_cast<MPI_Aint>(offset + done), static_cast<int>(n), MPI_BYTE, win_),
+            "MPI_Put");
+      done += n;
+    }
+    if (size != 0) check(MPI_Win_flush(target, win_), "MPI_Win_flush");
+    const std::uint64_t notification = value;
+    check(MPI_Accumulate(&notification, 1, MPI_UINT64_T, target, slot(id), 1, MPI_UINT64_T, MPI_REPLACE, win_),
+          "MPI_Accumulate");
+    check(MPI_Win_flush(target, win_), "MPI_Win_flush");
+  }
+
+  int notify_wait_some(int first, int count, Timeout timeout) override {
+    check_id(first, "first");
+    if (count < 1 || count > notifications_ - first) {
+      throw InvalidArgument("count", "slots " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+                                         " are not all among the window's " + std::to_string(notifications_) +
+                                         " notifications");
+    }
+    ThreadRuntime clock;
+    const double deadline = timeout ? clock.now() + *timeout : 0.0;
+    std::vector<std::uint64_t> values(static_cast<std::size_t>(count));
+    Backoff backoff;
+    for (;;) {
+      check(MPI_Get_accumulate(nullptr, 0, MPI_UINT64_T, values.data(), count, MPI_UINT64_T, rank_, slot(first), count,
+                               MPI_UINT64_T, MPI_NO_OP, win_),
+            "MPI_Get_accumulate");
+      check(MPI_Win_flush(rank_, win_), "MPI_Win_flush");
+      // Make the data of the puts that preceded these notifications visible to local loads.
+      check(MPI_Win_sync(win_), "MPI_Win_sync");
+      for (int i = 0; i < count; ++i) {
+        if (values[static_cast<std::size_t>(i)] != 0) return first + i;
+      }
+      if (timeout && clock.now() >= deadline) {
+        throw TimeoutError("Window::notify_wait_some: none of notifications " + std::to_string(first) + ".." +
+                           std::to_string(first + count - 1) + " arrived within " + std::to_string(*timeout) + " s");
+      }
+      backoff.pause();
+    }
+  }
+
+  std::uint64_t notify_reset(int id) override {
+    check_id(id, "id");
+    const std::uint64_t zero = 0;
+    std::uint64_t old = 0;
+    check(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, rank_, slot(id), MPI_REPLACE, win_), "MPI_Fetch_and_op");
+    check(MPI_Win_flush(rank_, win_), "MPI_Win_flush");
+    return old;
+  }
+
+  void flush() override { check(MPI_Win_flush_all(win_), "MPI_Win_flush_all"); }
+
+ private:
+  void check_id(int id, const char* argument) const {
+    if (id < 0 || id >= notifications_) {
+      throw InvalidArgument(
+          argument, "notification " + std::to_string(id) + " is outside 0.." + std::to_string(notifications_ - 1));
+    }
+  }
+
+  [[nodiscard]] MPI_Aint slot(int id) const {
+    return notify_offset_ + static_cast<MPI_Aint>(static_cast<std::size_t>(id) * slot_bytes);
+  }
+
+  // Ends the epoch and frees the window (collective); errors cannot leave a destructor.
+  void release() noexcept {
+    if (win_ == MPI_WIN_NULL) return;
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized != 0) return;
+    if (locked_) MPI_Win_unlock_all(win_);
+    locked_ = false;
+    MPI_Win_free(&win_);
+    win_ = MPI_WIN_NULL;
+  }
+
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::byte* base_ = nullptr;
+  std::size_t bytes_;
+  int notifications_;
+  int rank_;
+  int size_;
+  MPI_Aint notify_offset_ = 0;
+  bool locked_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications) {
+  return std::make_unique<MpiWindow>(comm, bytes, notifications);
+}
+
+}  // namespace ragged::mpi::detail
