@@ -1,0 +1,79 @@
+// Shared by the mpirun tests: verdicts every rank agrees on, and a tally.
+//
+// A check that fails on one rank must not leave the others waiting for it forever, and the
+// ranks must agree on whether a step passed so that they stay in step. After each step every
+// rank contributes its verdict to a non-blocking MPI_Iallreduce on a private communicator;
+// if the other ranks do not all reach it within a deadline (one of them is stuck in
+// communication that a failed rank abandoned), the job is aborted with a message.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <thread>
+
+namespace ragged::mpitest {
+
+/// A duplicate of MPI_COMM_WORLD reserved for verdicts.
+inline MPI_Comm verdict_comm() {
+  static MPI_Comm comm = [] {
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    return c;
+  }();
+  return comm;
+}
+
+inline int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+
+inline int world_size() {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
+/// The bitwise OR of every rank's `flags`. Aborts the job when the ranks do not all
+/// arrive within `deadline_s` seconds.
+inline int agree_flags(int flags, const std::string& step, double deadline_s = 90.0) {
+  int all = 0;
+  MPI_Request request = MPI_REQUEST_NULL;
+  MPI_Iallreduce(&flags, &all, 1, MPI_INT, MPI_BOR, verdict_comm(), &request);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(deadline_s);
+  for (;;) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done != 0) return all;
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::printf("[rank %d] %s: the other ranks did not reach the verdict within %.0f s (flags here: %d); aborting\n",
+                  world_rank(), step.c_str(), deadline_s, flags);
+      std::fflush(stdout);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+/// True iff every rank passed `ok` (see agree_flags).
+inline bool all_agree(bool ok, const std::string& step, double deadline_s = 90.0) {
+  return agree_flags(ok ? 0 : 1, step, deadline_s) == 0;
+}
+
+/// Prints a line prefixed with the rank, at once (mpirun forwards whole lines).
+inline void say(const std::string& line) {
+  std::printf("[rank %d] %s\n", world_rank(), line.c_str());
+  std::fflush(stdout);
+}
+
+struct Tally {
+  long passed = 0;
+  long failed = 0;
+  long skipped = 0;
+};
+
+}  // namespace ragged::mpitest
