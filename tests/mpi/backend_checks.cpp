@@ -137,6 +137,15 @@ void check_truncation(Comm& comm) {
   // The failure sticks to the request.
   expect_throw<TransportError>([&] { r.wait(); }, "second wait on a truncated receive");
   expect_throw<TransportError>([&] { (void)r.test(); }, "test on a truncated receive");
+
+  // The same through MPI_Waitany, and then through wait_any's skip of a failed request.
+  Request s2 = comm.isend(next(comm), tag, payload.data(), payload.size());
+  barrier(comm, 30.0);
+  Request both[2] = {comm.irecv(prev(comm), tag, small.data(), small.size()), Request{}};
+  s2.wait(30.0);
+  expect_throw<TransportError>([&] { (void)comm.wait_any(both); }, "wait_any on a truncated receive");
+  expect_throw<TransportError>([&] { (void)comm.wait_any(both); }, "wait_any again");
+  expect_throw<TransportError>([&] { both[0].wait(); }, "wait after wait_any reported truncation");
 }
 
 void check_status_and_timeouts(Comm& comm) {
