@@ -1,7 +1,8 @@
 // The "native" algorithms: the MPI library's own collectives on the Comm's duplicated
 // communicator. They are the reference the baseline tests compare against and the
-// baseline of every benchmark. They cannot honour CollectiveOptions::timeout (a blocking
-// MPI collective cannot be abandoned) and ignore the arrival snapshot.
+// baseline of every benchmark. They call the PMPI_ entry points, so that a PMPI shim that
+// routes MPI_Allgather & co. to ragged can select "native" without calling itself again. They cannot honour
+// CollectiveOptions::timeout (a blocking MPI collective cannot be abandoned) and ignore the arrival snapshot.
 #include <span>
 #include <string>
 
@@ -53,7 +54,7 @@ void native_allgather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
                       const CollectiveOptions& /*options*/) {
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(MPI_Allgather(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, native_handle(comm)),
+  check(PMPI_Allgather(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, native_handle(comm)),
         "MPI_Allgather");
 }
 
@@ -62,14 +63,14 @@ void native_allreduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
   const int n = count_of(count);
   const MPI_Op mpi_op = reduction_op(op, type);
   check(
-      MPI_Allreduce(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, recvbuf, n, to_mpi(type), mpi_op, native_handle(comm)),
+      PMPI_Allreduce(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, recvbuf, n, to_mpi(type), mpi_op, native_handle(comm)),
       "MPI_Allreduce");
 }
 
 void native_bcast(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
                   const CollectiveOptions& /*options*/) {
   check_rank(comm, root, "root");
-  check(MPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(comm)), "MPI_Bcast");
+  check(PMPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(comm)), "MPI_Bcast");
 }
 
 void native_reduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, const ReduceOp& op,
@@ -78,8 +79,8 @@ void native_reduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
   check_in_place_at_root(comm, sendbuf, root);
   const int n = count_of(count);
   const MPI_Op mpi_op = reduction_op(op, type);
-  check(MPI_Reduce(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, recvbuf, n, to_mpi(type), mpi_op, root,
-                   native_handle(comm)),
+  check(PMPI_Reduce(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, recvbuf, n, to_mpi(type), mpi_op, root,
+                    native_handle(comm)),
         "MPI_Reduce");
 }
 
@@ -89,7 +90,7 @@ void native_gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
   check_in_place_at_root(comm, sendbuf, root);
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(MPI_Gather(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, root, native_handle(comm)),
+  check(PMPI_Gather(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, root, native_handle(comm)),
         "MPI_Gather");
 }
 
@@ -109,7 +110,7 @@ void native_scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t 
   check_recv_in_place_at_root(comm, recvbuf, root);
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(MPI_Scatter(sendbuf, n, t, recv_arg(recvbuf), n, t, root, native_handle(comm)), "MPI_Scatter");
+  check(PMPI_Scatter(sendbuf, n, t, recv_arg(recvbuf), n, t, root, native_handle(comm)), "MPI_Scatter");
 }
 
 void native_gatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
@@ -121,9 +122,9 @@ void native_gatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbu
     check_per_rank(comm, displs, "displs");
   }
   const MPI_Datatype t = to_mpi(type);
-  check(MPI_Gatherv(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, sendcount, t, recvbuf,
-                    comm.rank() == root ? recvcounts.data() : nullptr, comm.rank() == root ? displs.data() : nullptr, t,
-                    root, native_handle(comm)),
+  check(PMPI_Gatherv(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, sendcount, t, recvbuf,
+                     comm.rank() == root ? recvcounts.data() : nullptr, comm.rank() == root ? displs.data() : nullptr,
+                     t, root, native_handle(comm)),
         "MPI_Gatherv");
 }
 
@@ -136,9 +137,9 @@ void native_scatterv(Comm& comm, const void* sendbuf, std::span<const int> sendc
     check_per_rank(comm, displs, "displs");
   }
   const MPI_Datatype t = to_mpi(type);
-  check(MPI_Scatterv(sendbuf, comm.rank() == root ? sendcounts.data() : nullptr,
-                     comm.rank() == root ? displs.data() : nullptr, t, recv_arg(recvbuf), recvcount, t, root,
-                     native_handle(comm)),
+  check(PMPI_Scatterv(sendbuf, comm.rank() == root ? sendcounts.data() : nullptr,
+                      comm.rank() == root ? displs.data() : nullptr, t, recv_arg(recvbuf), recvcount, t, root,
+                      native_handle(comm)),
         "MPI_Scatterv");
 }
 
@@ -146,7 +147,7 @@ void native_alltoall(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
                      const CollectiveOptions& /*options*/) {
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(MPI_Alltoall(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, native_handle(comm)),
+  check(PMPI_Alltoall(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, native_handle(comm)),
         "MPI_Alltoall");
 }
 
@@ -161,12 +162,12 @@ void native_alltoallv(Comm& comm, const void* sendbuf, std::span<const int> send
   check_per_rank(comm, rdispls, "rdispls");
   const MPI_Datatype t = to_mpi(type);
   if (in_place(sendbuf)) {
-    check(MPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, t, recvbuf, recvcounts.data(), rdispls.data(), t,
-                        native_handle(comm)),
+    check(PMPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, t, recvbuf, recvcounts.data(), rdispls.data(), t,
+                         native_handle(comm)),
           "MPI_Alltoallv");
   } else {
-    check(MPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), t, recvbuf, recvcounts.data(), rdispls.data(), t,
-                        native_handle(comm)),
+    check(PMPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), t, recvbuf, recvcounts.data(), rdispls.data(), t,
+                         native_handle(comm)),
           "MPI_Alltoallv");
   }
 }
