@@ -1,0 +1,541 @@
+#include "two_cluster.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <numeric>
+#include <string>
+
+#include "options.hpp"
+#include "ragged/alltoall.hpp"
+#include "ragged/counting_comm.hpp"
+#include "ragged/error.hpp"
+#include "ragged/registry.hpp"
+#include "ragged/topology.hpp"
+#include "two_cluster_plot.hpp"
+#ifdef RAGGED_BENCH_WITH_SIM
+#include "ragged/sim.hpp"
+#endif
+
+namespace ragged::bench {
+
+namespace {
+
+// Tags of the benchmark's own traffic (outside the measured calls).
+constexpr int tag_start = 30200;
+constexpr int tag_results = 30201;
+
+struct Config {
+  int n1 = 0;
+  int n2 = 0;
+};
+
+/// What one rank measured in one call.
+struct Sample {
+  double start = 0;
+  double end = 0;
+  double backbone_messages = 0;
+  double backbone_bytes = 0;
+  double local_messages = 0;
+};
+
+/// One (configuration, size) run: real bytes per message, and the scale they stand for.
+struct Point {
+  std::uint64_t bytes = 0;
+  std::uint64_t real = 0;
+  double scale = 1;
+};
+
+std::uint8_t payload(int src, int dst, std::uint64_t e) {
+  return static_cast<std::uint8_t>(
+      (static_cast<std::uint64_t>(src) * 131 + static_cast<std::uint64_t>(dst) * 71 + e * 7) % 251);
+}
+
+std::vector<Config> configs_of(const TwoClusterOptions& o) {
+  std::vector<Config> out;
+  if (o.scaling.empty()) {
+    out.push_back({o.n1, o.n2});
+  } else {
+    for (int n : o.scaling_n1) out.push_back({n, o.scaling == "equal" ? n : 2 * n});
+  }
+  return out;
+}
+
+void validate(const TwoClusterOptions& o, const BackendOptions& b) {
+  if (o.collective != "alltoall" && o.collective != "alltoallv") {
+    throw InvalidArgument("--collective", "two-cluster measures alltoall or alltoallv, not '" + o.collective + "'");
+  }
+  if (!o.scaling.empty() && o.scaling != "equal" && o.scaling != "double") {
+    throw InvalidArgument("--scaling", "expected equal or double, not '" + o.scaling + "'");
+  }
+  if (!o.scaling.empty() && b.backend == "mpi") {
+    throw InvalidArgument("--scaling", "a scaling sweep needs one job per size on mpi: run --n1/--n2 jobs instead");
+  }
+  for (const Config& c : configs_of(o)) {
+    if (c.n1 < 1 || (c.n2 < 1 && b.backend == "sim")) throw InvalidArgument("--n1/--n2", "both clusters need a rank");
+  }
+  if (o.sizes.empty()) throw InvalidArgument("--sizes", "name at least one size");
+  if (o.layout != "auto" && o.layout != "zones" && o.layout != "ranks" && o.layout != "hosts") {
+    throw InvalidArgument("--layout", "expected auto, zones, ranks or hosts, not '" + o.layout + "'");
+  }
+  if (o.distribution != "uniform" && o.distribution != "skewed") {
+    throw InvalidArgument("--distribution", "expected uniform or skewed, not '" + o.distribution + "'");
+  }
+  if (o.iterations < 0) throw InvalidArgument("--iterations", "must be >= 0");
+  const Collective c = parse_collective(o.collective);
+  for (const std::string& name : o.algorithms) {
+    const Algorithm& a = Registry::instance().find(c, name);
+    if (!a.restrictions.backend.empty() && a.restrictions.backend != b.backend) {
+      throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
+    }
+  }
+}
+
+std::vector<std::string> algorithms_of(const TwoClusterOptions& o, const BackendOptions& b) {
+  if (!o.algorithms.empty()) return o.algorithms;
+  std::vector<std::string> out;
+  for (const Algorithm* a : Registry::instance().list(parse_collective(o.collective), b.backend))
+    out.push_back(a->name);
+  return out;
+}
+
+/// Renumbers the ranks of a Comm so that cluster 0's ranks come first (ranks 0..n1-1),
+/// as when mpirun is given each cluster's hosts in turn; the simulated placement of a
+/// sweep interleaves the clusters' hosts. logical rank l is inner rank order[l].
+class ClusterOrderComm final : public Comm {
+ public:
+  ClusterOrderComm(Comm& inner, const ClusterLayout& layout) : inner_(inner) {
+    order_ = layout.members(0);
+    const std::vector<int> second = layout.members(1);
+    order_.insert(order_.end(), second.begin(), second.end());
+    logical_.assign(order_.size(), 0);
+    for (std::size_t l = 0; l < order_.size(); ++l) logical_[static_cast<std::size_t>(order_[l])] = static_cast<int>(l);
+  }
+  [[nodiscard]] int rank() const override { return logical_[static_cast<std::size_t>(inner_.rank())]; }
+  [[nodiscard]] int size() const override { return inner_.size(); }
+  [[nodiscard]] Runtime& runtime() override { return inner_.runtime(); }
+  [[nodiscard]] std::string backend() const override { return inner_.backend(); }
+  Request isend(int dest, int tag, const void* data, std::size_t bytes) override {
+    check_rank(*this, dest, "dest");
+    return wrap(inner_.isend(order_[static_cast<std::size_t>(dest)], tag, data, bytes));
+  }
+  Request irecv(int source, int tag, void* data, std::size_t capacity) override {
+    if (source != any_source) check_rank(*this, source, "source");
+    const int from = source == any_source ? any_source : order_[static_cast<std::size_t>(source)];
+    return wrap(inner_.irecv(from, tag, data, capacity));
+  }
+  std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override {
+    (void)bytes;
+    (void)notifications;
+    throw UnsupportedError("ClusterOrderComm: no windows");
+  }
+
+ private:
+  // Reports the sources of completed receives in the new numbering.
+  class Impl final : public RequestImpl {
+   public:
+    Impl(Request inner, const std::vector<int>& logical) : inner_(std::move(inner)), logical_(logical) {}
+    bool test() override { return inner_.test(); }
+    bool wait_for(Timeout timeout) override {
+      try {
+        inner_.wait(timeout);
+      } catch (const TimeoutError&) {
+        return false;
+      }
+      return true;
+    }
+    [[nodiscard]] Status status() const override {
+      Status s = inner_.status();
+      if (s.source >= 0) s.source = logical_[static_cast<std::size_t>(s.source)];
+      return s;
+    }
+
+   private:
+    Request inner_;
+    const std::vector<int>& logical_;
+  };
+  Request wrap(Request r) { return Request(std::make_unique<Impl>(std::move(r), logical_)); }
+
+  Comm& inner_;
+  std::vector<int> order_;
+  std::vector<int> logical_;
+};
+
+/// Per-rank buffers of one run, sized for the largest point.
+struct Buffers {
+  std::vector<std::byte> send;
+  std::vector<std::byte> recv;
+  std::vector<int> sendcounts, sdispls, recvcounts, rdispls;
+};
+
+/// Fills the send side for `point` and returns the receive size.
+void prepare(const TwoClusterOptions& o, const Point& point, int p, int me, Buffers& buf) {
+  const auto P = static_cast<std::size_t>(p);
+  if (o.collective == "alltoall") {
+    buf.send.resize(point.real * P);
+    buf.recv.assign(point.real * P, std::byte{0});
+    if (o.check) {
+      for (int j = 0; j < p; ++j) {
+        for (std::uint64_t e = 0; e < point.real; ++e) {
+          buf.send[static_cast<std::size_t>(j) * point.real + e] = static_cast<std::byte>(payload(me, j, e));
+        }
+      }
+    }
+    return;
+  }
+  buf.sendcounts.assign(P, 0);
+  buf.recvcounts.assign(P, 0);
+  buf.sdispls.assign(P, 0);
+  buf.rdispls.assign(P, 0);
+  std::uint64_t s_total = 0;
+  std::uint64_t r_total = 0;
+  for (int j = 0; j < p; ++j) {
+    const auto k = static_cast<std::size_t>(j);
+    const std::uint64_t out = alltoallv_block(o, point.bytes, me, j) / static_cast<std::uint64_t>(point.scale);
+    const std::uint64_t in = alltoallv_block(o, point.bytes, j, me) / static_cast<std::uint64_t>(point.scale);
+    if (s_total + out > 0x7fffffffU || r_total + in > 0x7fffffffU) {
+      throw InvalidArgument("--sizes", "an alltoallv buffer would exceed 2 GiB");
+    }
+    buf.sendcounts[k] = static_cast<int>(out);
+    buf.recvcounts[k] = static_cast<int>(in);
+    buf.sdispls[k] = static_cast<int>(s_total);
+    buf.rdispls[k] = static_cast<int>(r_total);
+    s_total += out;
+    r_total += in;
+  }
+  buf.send.resize(s_total);
+  buf.recv.assign(r_total, std::byte{0});
+  if (o.check) {
+    for (int j = 0; j < p; ++j) {
+      const auto k = static_cast<std::size_t>(j);
+      for (int e = 0; e < buf.sendcounts[k]; ++e) {
+        buf.send[static_cast<std::size_t>(buf.sdispls[k] + e)] =
+            static_cast<std::byte>(payload(me, j, static_cast<std::uint64_t>(e)));
+      }
+    }
+  }
+}
+
+void verify(const TwoClusterOptions& o, const Point& point, int p, int me, const Buffers& buf,
+            const std::string& algorithm) {
+  for (int i = 0; i < p; ++i) {
+    std::uint64_t n = point.real;
+    std::size_t at = static_cast<std::size_t>(i) * point.real;
+    if (o.collective == "alltoallv") {
+      n = static_cast<std::uint64_t>(buf.recvcounts[static_cast<std::size_t>(i)]);
+      at = static_cast<std::size_t>(buf.rdispls[static_cast<std::size_t>(i)]);
+    }
+    for (std::uint64_t e = 0; e < n; ++e) {
+      if (buf.recv[at + e] != static_cast<std::byte>(payload(i, me, e))) {
+        throw Error("two-cluster: " + algorithm + " " + o.collective + " gave a wrong byte (rank " +
+                    std::to_string(me) + ", block from " + std::to_string(i) + ", byte " + std::to_string(e) + ")");
+      }
+    }
+  }
+}
+
+/// Measures every algorithm at every point on this rank; rank 0 collects every rank's samples
+/// into samples[point][algorithm][rank][iteration].
+void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::string>& algorithms,
+             const std::vector<Point>& points, const std::shared_ptr<const ClusterLayout>& layout, int iterations,
+             int warmup, bool synchronized_start, std::vector<std::vector<std::vector<std::vector<Sample>>>>& samples) {
+  const int p = comm.size();
+  const int me = comm.rank();
+  Runtime& rt = comm.runtime();
+  CountingComm counting(comm, layout);
+  CollectiveOptions copts;
+  copts.clusters = layout;
+  const Collective collective = parse_collective(o.collective);
+  Buffers buf;
+  if (me == 0) samples.assign(points.size(), std::vector<std::vector<std::vector<Sample>>>(algorithms.size()));
+  for (std::size_t pi = 0; pi < points.size(); ++pi) {
+    const Point& point = points[pi];
+    prepare(o, point, p, me, buf);
+    for (std::size_t ai = 0; ai < algorithms.size(); ++ai) {
+      const Algorithm& algorithm = Registry::instance().find(collective, algorithms[ai]);
+      std::vector<Sample> mine;
+      for (int it = 0; it < warmup + iterations; ++it) {
+        barrier(comm);
+        if (synchronized_start) {
+          // Simulated clocks are global: start every rank at the same instant.
+          double start = 0;
+          if (me == 0) {
+            start = rt.now() + 0.1;
+            std::vector<Request> r;
+            for (int q = 1; q < p; ++q) r.push_back(comm.isend(q, tag_start, &start, sizeof start));
+            comm.wait_all(r);
+          } else {
+            comm.recv(0, tag_start, &start, sizeof start);
+          }
+          rt.sleep_for(std::max(0.0, start - rt.now()));
+        }
+        counting.reset();
+        Sample s;
+        s.start = rt.now();
+        if (collective == Collective::alltoall) {
+          std::get<static_cast<std::size_t>(Collective::alltoall)>(algorithm.fn)(
+              counting, buf.send.data(), buf.recv.data(), point.real, DataType::byte, copts);
+        } else {
+          std::get<static_cast<std::size_t>(Collective::alltoallv)>(algorithm.fn)(
+              counting, buf.send.data(), buf.sendcounts, buf.sdispls, buf.recv.data(), buf.recvcounts, buf.rdispls,
+              DataType::byte, copts);
+        }
+        s.end = rt.now();
+        s.backbone_messages = static_cast<double>(counting.backbone().messages);
+        s.backbone_bytes = static_cast<double>(counting.backbone().bytes);
+        s.local_messages = static_cast<double>(counting.local().messages);
+        if (it >= warmup) mine.push_back(s);
+        if (o.check && it == warmup + iterations - 1) verify(o, point, p, me, buf, algorithms[ai]);
+      }
+      const std::size_t bytes = mine.size() * sizeof(Sample);
+      if (me == 0) {
+        auto& all = samples[pi][ai];
+        all.assign(static_cast<std::size_t>(p), {});
+        all[0] = std::move(mine);
+        for (int r = 1; r < p; ++r) {
+          all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(iterations));
+          comm.recv(r, tag_results, all[static_cast<std::size_t>(r)].data(), bytes);
+        }
+      } else {
+        comm.send(0, tag_results, mine.data(), bytes);
+      }
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string host_label() {
+  if (const char* h = std::getenv("RAGGED_HOST"); h != nullptr && *h != '\0') return h;
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) throw Error("two-cluster: gethostname failed");
+  return name;
+}
+
+}  // namespace
+
+std::uint64_t alltoallv_block(const TwoClusterOptions& o, std::uint64_t mean, int src, int dst) {
+  Rng rng = rng_for(o.seed, static_cast<std::uint64_t>(src), static_cast<std::uint64_t>(dst));
+  if (o.distribution == "skewed") {
+    return rng.next() % 8 == 0 ? mean * 8 : mean / 8;
+  }
+  return static_cast<std::uint64_t>(std::floor(rng.uniform() * static_cast<double>(2 * mean + 1)));
+}
+
+Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend) {
+  validate(o, backend);
+  const std::vector<std::string> algorithms = algorithms_of(o, backend);
+  const bool sim = backend.backend == "sim";
+  const int iterations = o.iterations > 0 ? o.iterations : (sim ? 1 : 5);
+  const int warmup = o.warmup >= 0 ? o.warmup : (sim ? 0 : 1);
+  std::vector<Config> configs = configs_of(o);
+
+  Report report;
+  report.experiment = "two-cluster";
+  report.metadata = {{"collective", o.collective},
+                     {"backend", backend.backend},
+                     {"iterations", std::to_string(iterations)},
+                     {"warmup", std::to_string(warmup)},
+                     {"scaling", o.scaling.empty() ? "none" : o.scaling}};
+  if (o.collective == "alltoallv") {
+    report.metadata.emplace_back("distribution", o.distribution);
+    report.metadata.emplace_back("seed", std::to_string(o.seed));
+  }
+
+  BackendOptions b = backend;
+  std::filesystem::path generated;
+  std::string platform_name = "mpi";
+  if (sim) {
+    // The platform: as given, a shipped one with these sizes, or one generated for them.
+    int hosts = 0;
+    for (const Config& c : configs) hosts = std::max(hosts, c.n1 + c.n2);
+    if (!o.platform.empty()) {
+      b.platform = o.platform;
+    } else if (configs.size() == 1 && configs[0].n1 == 30 && configs[0].n2 == 30) {
+      b.platform = "two-clusters-30-30";
+    } else if (configs.size() == 1 && configs[0].n1 == 20 && configs[0].n2 == 40) {
+      b.platform = "two-clusters-20-40";
+    } else {
+      // Hosts in placement order: for a sweep, a repeating pattern (one of cluster 0, then
+      // one or two of cluster 1) so that the first n1+n2 hosts of every point split right.
+      std::vector<int> pattern;
+      if (configs.size() == 1) {
+        pattern.assign(static_cast<std::size_t>(configs[0].n1), 0);
+        pattern.resize(static_cast<std::size_t>(hosts), 1);
+      } else {
+        const int per = o.scaling == "equal" ? 1 : 2;
+        while (static_cast<int>(pattern.size()) < hosts) {
+          pattern.push_back(0);
+          for (int k = 0; k < per; ++k) pattern.push_back(1);
+        }
+      }
+      generated = std::filesystem::temp_directory_path() /
+                  ("ragged-two-cluster-" + std::to_string(static_cast<long>(getpid())) + ".xml");
+      std::ofstream(generated) << two_cluster_platform_xml(pattern);
+      b.platform = generated.string();
+    }
+    platform_name = generated.empty()
+                        ? platform_label(b)
+                        : (configs.size() == 1 ? "generated-two-clusters-" + std::to_string(configs[0].n1) + "-" +
+                                                     std::to_string(configs[0].n2)
+                                               : "generated-two-clusters-" + o.scaling);
+  }
+  report.metadata.emplace_back("platform", platform_name);
+
+  struct Cleanup {
+    std::filesystem::path path;
+    ~Cleanup() {
+      std::error_code ec;
+      if (!path.empty()) std::filesystem::remove(path, ec);
+    }
+  } cleanup{generated};
+
+  for (const Config& config : configs) {
+    // The layout of this configuration's ranks.
+    std::shared_ptr<const ClusterLayout> layout;
+    int procs = config.n1 + config.n2;
+    const std::string how = o.layout == "auto" ? (sim ? "zones" : "ranks") : o.layout;
+#ifdef RAGGED_BENCH_WITH_SIM
+    if (sim) {
+      sim::Config sc;
+      sc.platform = b.platform;
+      sc.procs = procs;
+      const sim::Placement placed = sim::placement(sc);
+      if (how == "zones") {
+        layout = std::make_shared<ClusterLayout>(ClusterLayout::from_labels(placed.zone));
+      } else if (how == "hosts") {
+        layout = std::make_shared<ClusterLayout>(ClusterLayout::from_host_prefixes(placed.host));
+      }
+    }
+#endif
+    if (how == "ranks") layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(config.n1, config.n2));
+
+    // Scale: the largest real message that keeps every rank's buffers within the budget
+    // (send + receive + about as much again inside the algorithms).
+    std::uint64_t max_real = std::uint64_t{1} << 40;
+    if (sim) {
+      const auto P = static_cast<std::uint64_t>(procs);
+      const std::uint64_t per_message = std::max<std::uint64_t>(1, o.memory / (4 * P * P));
+      max_real = std::uint64_t{1};
+      while (max_real * 2 <= per_message) max_real *= 2;
+      if (o.collective == "alltoallv") max_real = std::max<std::uint64_t>(1, max_real / 8);  // skewed blocks are 8m
+    }
+    std::vector<Point> points;
+    for (const std::uint64_t bytes : o.sizes) {
+      Point pt;
+      pt.bytes = bytes;
+      pt.real = bytes;
+      while (pt.real > max_real && pt.real % 2 == 0) {
+        pt.real /= 2;
+        pt.scale *= 2;
+      }
+      points.push_back(pt);
+    }
+
+    // On sim the ranks are renumbered cluster by cluster (ClusterOrderComm).
+    std::shared_ptr<const ClusterLayout> ordered_layout;
+    if (sim)
+      ordered_layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(layout->size_of(0), layout->size_of(1)));
+    std::vector<std::vector<std::vector<std::vector<Sample>>>> samples;  // [point][algorithm][rank][iteration]
+    std::vector<std::vector<std::vector<std::vector<Sample>>>> collected(points.size());
+    int cluster0 = layout ? layout->size_of(0) : config.n1;
+    int cluster1 = layout ? layout->size_of(1) : config.n2;
+    if (sim) {
+#ifdef RAGGED_BENCH_WITH_SIM
+      // One simulation per point: its bandwidth scale applies between runs.
+      for (std::size_t pi = 0; pi < points.size(); ++pi) {
+        scale_sim_bandwidth(points[pi].scale);
+        BackendOptions run = b;
+        run.procs = procs;
+        run_ranks(run, [&](Comm& comm) {
+          ClusterOrderComm ordered(comm, *layout);
+          measure(ordered, o, algorithms, {points[pi]}, ordered_layout, iterations, warmup, true, samples);
+          if (comm.rank() == 0) collected[pi] = std::move(samples[0]);
+        });
+      }
+      scale_sim_bandwidth(1);
+#endif
+    } else {
+      bool printing = false;
+      run_ranks(b, [&](Comm& comm) {
+        if (how == "hosts") {
+          layout = std::make_shared<ClusterLayout>(exchange_labels(comm, host_prefix(host_label())));
+        } else if (!layout || layout->size() != comm.size()) {
+          const int n2 = comm.size() - config.n1;
+          layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(config.n1, n2));
+        }
+        cluster0 = layout->size_of(0);
+        cluster1 = layout->size_of(1);
+        measure(comm, o, algorithms, points, layout, iterations, warmup, false, samples);
+        if (comm.rank() == 0) {
+          printing = true;
+          for (std::size_t pi = 0; pi < points.size(); ++pi) collected[pi] = std::move(samples[pi]);
+        }
+      });
+      if (!printing) return report;
+    }
+
+    for (std::size_t pi = 0; pi < points.size(); ++pi) {
+      for (std::size_t ai = 0; ai < algorithms.size(); ++ai) {
+        const auto& per_rank = collected[pi][ai];
+        std::vector<double> times;
+        double messages = 0;
+        double bytes = 0;
+        double local = 0;
+        for (int it = 0; it < iterations; ++it) {
+          double first = INFINITY;
+          double last = -INFINITY;
+          double longest = 0;
+          double m = 0;
+          double by = 0;
+          double l = 0;
+          for (const auto& rank_samples : per_rank) {
+            const Sample& s = rank_samples[static_cast<std::size_t>(it)];
+            first = std::min(first, s.start);
+            last = std::max(last, s.end);
+            longest = std::max(longest, s.end - s.start);
+            m += s.backbone_messages;
+            by += s.backbone_bytes;
+            l += s.local_messages;
+          }
+          // sim: one global clock, every rank started together; mpi: the slowest rank.
+          times.push_back(sim ? last - first : longest);
+          messages = m;
+          bytes = by;
+          local = l;
+        }
+        const Point& pt = points[pi];
+        Row row;
+        row.set("experiment", std::string("two-cluster"))
+            .set("backend", backend.backend)
+            .set("platform", platform_name)
+            .set("collective", o.collective)
+            .set("algorithm", algorithms[ai])
+            .set("n1", std::int64_t{cluster0})
+            .set("n2", std::int64_t{cluster1})
+            .set("bytes", static_cast<std::int64_t>(pt.bytes))
+            .set("time_s", median(times))
+            .set("backbone_messages", static_cast<std::int64_t>(messages))
+            .set("backbone_bytes", static_cast<std::int64_t>(bytes * pt.scale))
+            .set("local_messages", static_cast<std::int64_t>(local))
+            .set("iterations", std::int64_t{iterations})
+            .set("sim_scale", pt.scale)
+            .set("checked", std::string(o.check ? "yes" : "no"));
+        report.rows.push_back(std::move(row));
+      }
+    }
+  }
+  if (!o.plot.empty()) write_plot(o.plot, report, o.scaling.empty() ? "bytes" : "procs");
+  return report;
+}
+
+}  // namespace ragged::bench
