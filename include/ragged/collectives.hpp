@@ -15,9 +15,13 @@ namespace ragged {
 namespace internal {
 inline const unsigned char in_place_marker = 0;
 }
-/// Pass as the send buffer for MPI_IN_PLACE semantics: allgather takes this rank's block
-/// from recvbuf[rank*count]; allreduce reduces recvbuf in place; reduce/gather/scatter use it
-/// at the root only (the root's contribution is already in / stays in recvbuf).
+/// MPI_IN_PLACE, with MPI's rules for where it goes:
+/// * as sendbuf: allgather takes this rank's block from recvbuf[rank*count]; allreduce reduces
+///   recvbuf in place; reduce, gather and gatherv accept it at the root only (the root's
+///   contribution is already in recvbuf);
+/// * as recvbuf: scatter and scatterv accept it at the root only (the root's block stays in
+///   sendbuf).
+/// Anywhere else it is rejected with InvalidArgument naming the buffer.
 inline const void* const in_place = &internal::in_place_marker;
 
 class ArrivalSnapshot;
