@@ -76,7 +76,9 @@ using Param = std::tuple<std::string, int>;
 class Allgather : public testing::TestWithParam<Param> {};
 
 TEST_P(Allgather, EveryCountTypeAndInPlaceGathersEveryBlockExactly) {
-  const auto& [name, procs] = GetParam();
+  // plain copies, not structured bindings: the rank lambda captures them
+  const std::string name = std::get<0>(GetParam());
+  const int procs = std::get<1>(GetParam());
   const AllgatherFn fn = Registry::instance().allgather(name);
   const std::vector<std::size_t> counts = test::sweep_counts(procs);
   const Rows rows = make_rows(procs, *std::max_element(counts.begin(), counts.end()));

@@ -120,7 +120,9 @@ using Param = std::tuple<std::string, int>;
 class Allreduce : public testing::TestWithParam<Param> {};
 
 TEST_P(Allreduce, EveryCountTypeOpAndInPlaceReducesExactly) {
-  const auto& [name, procs] = GetParam();
+  // plain copies, not structured bindings: the rank lambda captures them
+  const std::string name = std::get<0>(GetParam());
+  const int procs = std::get<1>(GetParam());
   const AllreduceFn fn = Registry::instance().allreduce(name);
   const std::vector<std::size_t> counts = test::sweep_counts(procs);
   const Data data = make_data(procs, *std::max_element(counts.begin(), counts.end()));

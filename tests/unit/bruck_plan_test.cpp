@@ -43,7 +43,8 @@ TEST(BruckPlan, RotatedViewsFillWithTheRightBlocks) {
         for (int i = 0; i < mine.blocks; ++i) {
           const int b = view[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
           ASSERT_GE(b, 0) << "sends a position it has not filled";
-          auto& slot = next[static_cast<std::size_t>(mine.send_to)][static_cast<std::size_t>(mine.distance + i)];
+          auto& slot = next[static_cast<std::size_t>(mine.send_to)]
+                           [static_cast<std::size_t>(mine.distance) + static_cast<std::size_t>(i)];
           ASSERT_EQ(slot, -1) << "overwrites a filled position";
           slot = b;
         }

@@ -102,6 +102,7 @@ TEST(PipelinedLinearPlan, ChainProgramsCompleteWithoutDeadlock) {
     for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{3}, std::size_t{17}, std::size_t{130}}) {
       const auto up = static_cast<std::size_t>(p);
       std::vector<std::vector<Step>> programs;
+      programs.reserve(up);
       for (int r = 0; r < p; ++r) programs.push_back(program(r, p, n));
       using Flags = std::vector<std::vector<char>>;
       Flags partial_sent(up, std::vector<char>(n, 0));   // [sender][t] posted

@@ -30,7 +30,7 @@ namespace ragged::plans::chain {
 /// Segment size of the pipeline, in bytes: small enough to fill a 48-rank chain
 /// with a few hundred KiB, large enough that the per-message latency stays a
 /// small fraction of a segment's transfer time on 1 GbE and faster networks.
-inline constexpr std::size_t segment_bytes = 32 * 1024;
+inline constexpr std::size_t segment_bytes = std::size_t{32} * 1024;
 
 /// Sends a rank keeps in flight in each direction: it waits for the send of segment t - window
 /// before it starts segment t. Messages posted all at once would share the link and arrive
