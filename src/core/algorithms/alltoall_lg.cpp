@@ -9,7 +9,8 @@
 //     C2:  i sends j its block M(i,j) together with every M(i,k), k in C1, that j
 //          carries across (j is k's partner in i's group of n1 processes)
 //   backbone phase, steps s = 1..ceil(n2/n1):
-//     p in C1  <==>  s*n1 + p in C2: one packed message each way
+//     p in C1  <==>  s*n1 + p in C2: one packed message each way; the steps are
+//     posted in order and overlap (no step waits for the previous one to end)
 //
 //       C1: 0 1 2                  step 1: 0<=>3 1<=>4 2<=>5
 //       C2: 3 4 5 | 6 7 8 | 9      step 2: 0<=>6 1<=>7 2<=>8     step 3: 0<=>9
@@ -17,8 +18,8 @@
 // Backbone: 2·max(n1,n2) messages instead of 2·n1·n2. When n1 > n2 the smaller
 // cluster plays C1's part. Cost (α-β with local αl, βl and backbone αb, βb,
 // n1 <= n2, m bytes per block): local phase about αl + (n1+n2)·m·βl per C1 rank
-// (n2·m·βl + ... per C2 rank); backbone ceil(n2/n1) steps of αb + n1·m·βb for a C1
-// rank. Packing copies each crossing block twice (pack, unpack) in memory.
+// (n2·m·βl + ... per C2 rank); backbone αb + ceil(n2/n1)·n1·m·βb for a C1 rank (its
+// steps overlap). Packing copies each crossing block twice (pack, unpack) in memory.
 #include <unordered_map>
 #include <vector>
 
@@ -106,18 +107,30 @@ void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
     for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], inbox[k].data() + b * j);
   }
 
-  // Backbone phase: one exchange per step, in step order.
+  // Backbone phase: the steps' exchanges are posted in step order and left to run
+  // together; no step waits for the previous one (see docs/algorithms/lg.md).
   const auto from_held = [&](const Block& x) { return held.at(key(x)); };
-  for (const plans::lg::Exchange& e : plan.backbone) {
-    const std::vector<std::byte> outgoing = pack(e.send, from_held);
-    std::vector<std::byte> incoming(b * e.recv.size());
-    Request r[2];
-    if (!incoming.empty())
-      r[0] = comm.irecv(ids.rank(e.peer), internal::tag_alltoall, incoming.data(), incoming.size());
-    if (!outgoing.empty())
-      r[1] = comm.isend(ids.rank(e.peer), internal::tag_alltoall, outgoing.data(), outgoing.size());
-    comm.wait_all(r, options.timeout);
-    for (std::size_t j = 0; j < e.recv.size(); ++j) land(e.recv[j], incoming.data() + b * j);
+  std::vector<std::vector<std::byte>> incoming(plan.backbone.size());
+  std::vector<std::vector<std::byte>> outgoing(plan.backbone.size());
+  requests.clear();
+  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
+    const plans::lg::Exchange& e = plan.backbone[k];
+    incoming[k].resize(b * e.recv.size());
+    if (!incoming[k].empty()) {
+      requests.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoall, incoming[k].data(), incoming[k].size()));
+    }
+  }
+  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
+    const plans::lg::Exchange& e = plan.backbone[k];
+    outgoing[k] = pack(e.send, from_held);
+    if (!outgoing[k].empty()) {
+      requests.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoall, outgoing[k].data(), outgoing[k].size()));
+    }
+  }
+  comm.wait_all(requests, options.timeout);
+  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
+    const std::vector<Block>& blocks = plan.backbone[k].recv;
+    for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], incoming[k].data() + b * j);
   }
 }
 

@@ -151,22 +151,33 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
     }
   }
 
-  // Backbone phase: one exchange per step; empty directions are not sent.
+  // Backbone phase: every step's exchange posted in step order, none waiting for the
+  // previous one; empty directions are not sent.
   const auto from_held = [&](const Block& x) { return held.at(key(x)); };
-  for (const plans::lg::Exchange& e : plan.backbone) {
-    const std::vector<std::byte> outgoing = pack(e.send, from_held);
-    std::size_t incoming_total = 0;
-    for (const Block& x : e.recv) incoming_total += expected(x);
-    std::vector<std::byte> incoming(incoming_total);
-    Request r[2];
-    if (!incoming.empty())
-      r[0] = comm.irecv(ids.rank(e.peer), internal::tag_alltoallv, incoming.data(), incoming.size());
-    if (!outgoing.empty())
-      r[1] = comm.isend(ids.rank(e.peer), internal::tag_alltoallv, outgoing.data(), outgoing.size());
-    comm.wait_all(r, options.timeout);
+  std::vector<std::vector<std::byte>> incoming(plan.backbone.size());
+  std::vector<std::vector<std::byte>> outgoing(plan.backbone.size());
+  std::vector<Request> crossing;
+  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
+    const plans::lg::Exchange& e = plan.backbone[k];
+    std::size_t total = 0;
+    for (const Block& x : e.recv) total += expected(x);
+    incoming[k].resize(total);
+    if (total != 0) {
+      crossing.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoallv, incoming[k].data(), total));
+    }
+  }
+  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
+    const plans::lg::Exchange& e = plan.backbone[k];
+    outgoing[k] = pack(e.send, from_held);
+    if (!outgoing[k].empty()) {
+      crossing.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoallv, outgoing[k].data(), outgoing[k].size()));
+    }
+  }
+  comm.wait_all(crossing, options.timeout);
+  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     std::size_t at = 0;
-    for (const Block& x : e.recv) {
-      land(x, Piece{incoming.data() + at, expected(x)});
+    for (const Block& x : plan.backbone[k].recv) {
+      land(x, Piece{incoming[k].data() + at, expected(x)});
       at += expected(x);
     }
   }
