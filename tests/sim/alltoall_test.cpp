@@ -265,8 +265,13 @@ void check_alltoallv(Comm& comm, AlltoallvFn fn, const CollectiveOptions& option
           }
           return std::make_pair(d, at);
         };
-        const auto [sdispls, send_extent] = displs(sendcounts);
-        const auto [rdispls, recv_extent] = displs(recvcounts);
+        // Plain variables, not structured bindings: the lambdas below capture them.
+        const auto send_layout = displs(sendcounts);
+        const auto recv_layout = displs(recvcounts);
+        const std::vector<int>& sdispls = send_layout.first;
+        const std::vector<int>& rdispls = recv_layout.first;
+        const int send_extent = send_layout.second;
+        const int recv_extent = recv_layout.second;
         const auto at_block = [](const std::vector<int>& d, const std::vector<int>& c, std::size_t i, int& block,
                                  std::size_t& e) {
           for (std::size_t j = 0; j < d.size(); ++j) {
