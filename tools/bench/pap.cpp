@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "options.hpp"
+#include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -16,8 +17,9 @@ namespace ragged::bench {
 namespace {
 
 // Message tag for shipping the per-rank measurements to rank 0 (after every algorithm's
-// iterations, outside the timed region).
+// iterations, outside the timed region), and the two of the start-up link measurement.
 constexpr int tag_results = 30000;
+constexpr int tag_link = 30002;
 
 struct Sample {
   double arrival;  // a_i, relative to the end of the double barrier
@@ -51,30 +53,65 @@ void validate(const PapOptions& o, const BackendOptions& b) {
   }
 }
 
+/// Listing 4's monitor calls around the emulated computation, for arrival-aware algorithms.
+class Phase {
+ public:
+  Phase(Comm& comm, const std::string& algorithm, Collective collective, std::size_t count, const LinkModel& link) {
+    if (!Registry::instance().find(collective, algorithm).restrictions.needs_arrival) return;
+    MonitorOptions mo;
+    mo.link = link;
+    monitor_ = std::make_unique<Monitor>(comm, mo);                                  // PAT_Init
+    monitor_->use(PlannedCall{collective, algorithm, count, DataType::float32, 0});  // PAT_UseAlg
+  }
+  Phase(const Phase&) = delete;
+  Phase& operator=(const Phase&) = delete;
+  ~Phase() {
+    if (monitor_) monitor_->finalize();  // PAT_Finalize
+  }
+  /// The computation phase: two halves of `half` seconds with an edge call between them.
+  void compute(Runtime& rt, double half) {
+    if (monitor_) monitor_->processing_start();
+    rt.sleep_for(half);
+    if (monitor_) monitor_->edge(0.5);
+    rt.sleep_for(half);
+    if (monitor_) monitor_->processing_end();
+  }
+  /// The collective's options (the arrival snapshot for an arrival-aware algorithm).
+  CollectiveOptions arrive() {
+    CollectiveOptions options;
+    if (monitor_) options.arrival = monitor_->arrive();
+    return options;
+  }
+
+ private:
+  std::unique_ptr<Monitor> monitor_;
+};
+
 // One algorithm's iterations on this rank; returns this rank's samples.
-std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& algorithm) {
+std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& algorithm, int iterations,
+                            const LinkModel& link) {
   const int p = comm.size();
   const int me = comm.rank();
   Runtime& rt = comm.runtime();
   const Collective c = parse_collective(o.collective);
-  const CollectiveOptions copts{};
   std::vector<Sample> samples;
-  samples.reserve(static_cast<std::size_t>(o.iterations));
+  samples.reserve(static_cast<std::size_t>(iterations));
 
   if (c == Collective::allgather) {
     const std::size_t count = o.size / static_cast<std::size_t>(p);
     const AllgatherFn fn = Registry::instance().allgather(algorithm);
     std::vector<float> mine(count);
     std::vector<float> all(count * static_cast<std::size_t>(p));
-    for (int it = 0; it < o.iterations; ++it) {
+    Phase phase(comm, algorithm, c, count, link);
+    for (int it = 0; it < iterations; ++it) {
       for (std::size_t i = 0; i < count; ++i) mine[i] = allgather_value(me, i, it);
       const double half = o.base_compute_s + pap_delay(o, p, me, it) / 2;
       barrier(comm);
       barrier(comm);
       const double t0 = rt.now();
-      rt.sleep_for(half);
-      rt.sleep_for(half);
+      phase.compute(rt, half);
       const double a = rt.now() - t0;
+      const CollectiveOptions copts = phase.arrive();
       fn(comm, mine.data(), all.data(), count, DataType::float32, copts);
       const double f = rt.now() - t0;
       samples.push_back({a, f});
@@ -94,15 +131,16 @@ std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& 
     const AllreduceFn fn = Registry::instance().allreduce(algorithm);
     std::vector<float> in(count);
     std::vector<float> out(count);
-    for (int it = 0; it < o.iterations; ++it) {
+    Phase phase(comm, algorithm, c, count, link);
+    for (int it = 0; it < iterations; ++it) {
       for (std::size_t i = 0; i < count; ++i) in[i] = allreduce_value(me, i, it);
       const double half = o.base_compute_s + pap_delay(o, p, me, it) / 2;
       barrier(comm);
       barrier(comm);
       const double t0 = rt.now();
-      rt.sleep_for(half);
-      rt.sleep_for(half);
+      phase.compute(rt, half);
       const double a = rt.now() - t0;
+      const CollectiveOptions copts = phase.arrive();
       fn(comm, in.data(), out.data(), count, DataType::float32, ReduceOp::sum(), copts);
       const double f = rt.now() - t0;
       samples.push_back({a, f});
@@ -134,8 +172,142 @@ double pap_delay(const PapOptions& o, int procs, int rank, int iteration) {
   return rng.uniform() * o.max_delay_s;
 }
 
-Report run_pap(const PapOptions& o, const BackendOptions& b) {
+namespace {
+
+/// Ships every rank's samples to rank 0; returns them there (indexed [rank][iteration]).
+std::vector<std::vector<Sample>> collect(Comm& comm, std::vector<Sample> mine, int iterations) {
+  const int p = comm.size();
+  const std::size_t bytes = mine.size() * sizeof(Sample);
+  if (comm.rank() != 0) {
+    comm.send(0, tag_results, mine.data(), bytes);
+    return {};
+  }
+  std::vector<std::vector<Sample>> all(static_cast<std::size_t>(p));
+  all[0] = std::move(mine);
+  for (int r = 1; r < p; ++r) {
+    all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(iterations));
+    comm.recv(r, tag_results, all[static_cast<std::size_t>(r)].data(), bytes);
+  }
+  return all;
+}
+
+/// Mean run time max f - min a over the iterations.
+double mean_run_time(const std::vector<std::vector<Sample>>& s, int iterations) {
+  double total = 0;
+  for (int it = 0; it < iterations; ++it) {
+    double first_arrival = INFINITY;
+    double last_exit = -INFINITY;
+    for (const auto& rank : s) {
+      first_arrival = std::min(first_arrival, rank[static_cast<std::size_t>(it)].arrival);
+      last_exit = std::max(last_exit, rank[static_cast<std::size_t>(it)].exit);
+    }
+    total += last_exit - first_arrival;
+  }
+  return total / iterations;
+}
+
+int flat_iterations_of(const PapOptions& o) {
+  if (o.flat_iterations >= 0) return o.flat_iterations;
+  return std::max(1, o.iterations / 4);
+}
+
+}  // namespace
+
+PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
   validate(o, b);
+  const Collective c = parse_collective(o.collective);
+  const bool flat_measured = o.max_delay_s == 0;
+  const int flat_iterations = flat_iterations_of(o);
+
+  struct Raw {
+    std::vector<std::vector<Sample>> samples;
+    std::vector<std::vector<Sample>> flat;
+  };
+  std::vector<Raw> raw(o.algorithms.size());
+  PapResult result;
+  run_ranks(b, [&](Comm& comm) {
+    const LinkModel link = o.link ? *o.link : measure_link(comm, tag_link);
+    if (comm.rank() == 0) {
+      result.procs = comm.size();
+      result.link = link;
+    }
+    for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
+      const std::string& name = o.algorithms[a];
+      raw[a].samples = collect(comm, measure(comm, o, name, o.iterations, link), o.iterations);
+      if (!flat_measured && flat_iterations > 0 && o.flat_run_time.count(name) == 0) {
+        PapOptions flat = o;
+        flat.max_delay_s = 0;
+        raw[a].flat = collect(comm, measure(comm, flat, name, flat_iterations, link), flat_iterations);
+      }
+    }
+  });
+  if (result.procs == 0) return result;  // not the printing process of an mpi job
+
+  const int procs = result.procs;
+  const auto p = static_cast<std::size_t>(procs);
+  const std::size_t count = c == Collective::allgather ? o.size / p * p : o.size;
+  // The data a process lacks when the last process arrives: its block (allgather), or the
+  // whole vector, every element of which depends on the last process's (allreduce).
+  const std::size_t lacking = c == Collective::allgather ? count / p * sizeof(float) : count * sizeof(float);
+  const double tau = result.link.tau(lacking);
+  for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
+    const auto& s = raw[a].samples;
+    PapMeasurement m;
+    m.algorithm = o.algorithms[a];
+    m.arrival_aware = Registry::instance().find(c, m.algorithm).restrictions.needs_arrival;
+    m.procs = procs;
+    m.bytes = static_cast<std::int64_t>(count * sizeof(float));
+    double sum = 0;
+    double sum_sq = 0;
+    double imbalance = 0;
+    double bound = 0;
+    for (int it = 0; it < o.iterations; ++it) {
+      const auto i = static_cast<std::size_t>(it);
+      double first = INFINITY;
+      double last = -INFINITY;
+      double second = -INFINITY;  // the latest arrival but one
+      for (const auto& rank : s) {
+        const double e = rank[i].exit - rank[i].arrival;
+        sum += e;
+        sum_sq += e * e;
+        first = std::min(first, rank[i].arrival);
+        if (rank[i].arrival > last) {
+          second = last;
+          last = rank[i].arrival;
+        } else {
+          second = std::max(second, rank[i].arrival);
+        }
+      }
+      imbalance += last - first;
+      bool last_seen = false;
+      for (const auto& rank : s) {
+        // The latest arrival among the others: `last`, except for (one of) the latest itself.
+        const bool is_last = !last_seen && rank[i].arrival == last;
+        last_seen = last_seen || is_last;
+        const double others_last = is_last ? second : last;
+        if (procs > 1) bound += std::max(0.0, others_last + tau - rank[i].arrival);
+      }
+    }
+    const auto n = static_cast<double>(procs) * o.iterations;
+    m.avg_elapsed = sum / n;
+    m.stddev_elapsed = std::sqrt(std::max(0.0, sum_sq / n - m.avg_elapsed * m.avg_elapsed));
+    m.run_time = mean_run_time(s, o.iterations);
+    m.imbalance = imbalance / o.iterations;
+    m.lower_bound = bound / n;
+    if (flat_measured) {
+      m.flat_run = m.run_time;
+    } else if (auto it = o.flat_run_time.find(m.algorithm); it != o.flat_run_time.end()) {
+      m.flat_run = it->second;
+    } else if (!raw[a].flat.empty()) {
+      m.flat_run = mean_run_time(raw[a].flat, flat_iterations);
+    }
+    if (m.flat_run) m.absorption = *m.flat_run - m.run_time + m.imbalance;
+    result.rows.push_back(std::move(m));
+  }
+  return result;
+}
+
+Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult& result) {
   Report report;
   report.experiment = "pap";
   report.metadata = {{"collective", o.collective},
@@ -144,72 +316,37 @@ Report run_pap(const PapOptions& o, const BackendOptions& b) {
                      {"iterations", std::to_string(o.iterations)},
                      {"seed", std::to_string(o.seed)},
                      {"backend", b.backend},
-                     {"platform", platform_label(b)}};
-
-  // samples[algorithm][rank][iteration], filled on rank 0.
-  std::vector<std::vector<std::vector<Sample>>> samples(o.algorithms.size());
-  int procs = 0;
-  run_ranks(b, [&](Comm& comm) {
-    const int p = comm.size();
-    for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
-      std::vector<Sample> mine = measure(comm, o, o.algorithms[a]);
-      const std::size_t bytes = mine.size() * sizeof(Sample);
-      if (comm.rank() == 0) {
-        procs = p;
-        samples[a].assign(static_cast<std::size_t>(p), {});
-        samples[a][0] = std::move(mine);
-        for (int r = 1; r < p; ++r) {
-          std::vector<Sample>& theirs = samples[a][static_cast<std::size_t>(r)];
-          theirs.resize(static_cast<std::size_t>(o.iterations));
-          comm.recv(r, tag_results, theirs.data(), bytes);
-        }
-      } else {
-        comm.send(0, tag_results, mine.data(), bytes);
-      }
-    }
-  });
-  if (procs == 0) return report;  // not the printing process of an mpi job
-
-  for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
-    double sum = 0;
-    double sum_sq = 0;
-    double run_time = 0;
-    const auto n = static_cast<double>(procs) * o.iterations;
-    for (int it = 0; it < o.iterations; ++it) {
-      double first_arrival = INFINITY;
-      double last_exit = -INFINITY;
-      for (int r = 0; r < procs; ++r) {
-        const Sample& s = samples[a][static_cast<std::size_t>(r)][static_cast<std::size_t>(it)];
-        const double e = s.exit - s.arrival;
-        sum += e;
-        sum_sq += e * e;
-        first_arrival = std::min(first_arrival, s.arrival);
-        last_exit = std::max(last_exit, s.exit);
-      }
-      run_time += last_exit - first_arrival;
-    }
-    const double mean = sum / n;
-    const double var = std::max(0.0, sum_sq / n - mean * mean);
-    const std::size_t count = o.collective == "allgather"
-                                  ? o.size / static_cast<std::size_t>(procs) * static_cast<std::size_t>(procs)
-                                  : o.size;
+                     {"platform", platform_label(b)},
+                     {"link_alpha_s", std::to_string(result.link.alpha)},
+                     {"link_beta_s_per_byte", std::to_string(result.link.beta)}};
+  for (const PapMeasurement& m : result.rows) {
     Row row;
     row.set("experiment", std::string("pap"))
         .set("backend", b.backend)
         .set("platform", platform_label(b))
         .set("collective", o.collective)
-        .set("algorithm", o.algorithms[a])
-        .set("procs", std::int64_t{procs})
-        .set("bytes", static_cast<std::int64_t>(count * sizeof(float)))
+        .set("algorithm", m.algorithm)
+        .set("procs", std::int64_t{m.procs})
+        .set("bytes", m.bytes)
         .set("max_delay_s", o.max_delay_s)
         .set("mode", o.mode)
         .set("iterations", std::int64_t{o.iterations})
-        .set("avg_elapsed_s", mean)
-        .set("stddev_elapsed_s", std::sqrt(var))
-        .set("run_time_s", run_time / o.iterations);
+        .set("avg_elapsed_s", m.avg_elapsed)
+        .set("stddev_elapsed_s", m.stddev_elapsed)
+        .set("run_time_s", m.run_time)
+        .set("imbalance_s", m.imbalance)
+        .set("flat_run_time_s", m.flat_run ? Value(*m.flat_run) : Value(std::string()))
+        .set("absorption_s", m.absorption ? Value(*m.absorption) : Value(std::string()))
+        .set("lower_bound_s", m.lower_bound);
     report.rows.push_back(std::move(row));
   }
   return report;
+}
+
+Report run_pap(const PapOptions& o, const BackendOptions& b) {
+  const PapResult result = measure_pap(o, b);
+  if (result.procs == 0) return Report{};
+  return pap_report(o, b, result);
 }
 
 }  // namespace ragged::bench

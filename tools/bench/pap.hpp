@@ -2,13 +2,22 @@
 // seed 002): per iteration a double barrier, an emulated computation whose
 // length carries the injected arrival delay, then the collective, timed on
 // every process; the average elapsed time over processes and iterations.
+//
+// Arrival-aware algorithms (Restrictions::needs_arrival) get listing 4's monitor
+// calls: a Monitor per rank (PAT_Init), PAT_UseAlg with the algorithm and size,
+// processing_start, edge(0.5) between the two halves of the computation,
+// processing_end, and the snapshot from arrive() in the collective's options.
+// The arrive() wait counts as part of the collective's elapsed time.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backend.hpp"
+#include "ragged/arrival.hpp"
 #include "report.hpp"
 
 namespace ragged::bench {
@@ -27,10 +36,46 @@ struct PapOptions {
   std::uint64_t seed = 1;
   /// Check every result exactly (listing 4's checkCorrectness).
   bool check = true;
+  /// Iterations of the extra flat-PAP run (maxDelay 0) that gives r' for the absorption time;
+  /// -1: a quarter of `iterations` (at least 1); 0: no extra run (absorption left out). When
+  /// maxDelay is 0 the measured run is the flat one and no extra run is made.
+  int flat_iterations = -1;
+  /// r' of some algorithms measured elsewhere (the sweep's maxDelay-0 cell): no extra run for them.
+  std::map<std::string, double> flat_run_time;
+  /// The link model (tau = alpha + beta bytes) for the monitors and the lower bound; when
+  /// unset it is measured once at start-up (measure_link: 0 B and 1 MiB ping-pongs).
+  std::optional<LinkModel> link;
 };
 
 /// The injected delay of `rank` in `iteration` (deterministic in the seed).
 double pap_delay(const PapOptions& options, int procs, int rank, int iteration);
+
+/// What one algorithm measured (seconds, averaged over the iterations).
+struct PapMeasurement {
+  std::string algorithm;
+  bool arrival_aware = false;
+  int procs = 0;
+  std::int64_t bytes = 0;            ///< the whole gathered or reduced vector
+  double avg_elapsed = 0;            ///< e-bar: mean of f_i - a_i over processes and iterations
+  double stddev_elapsed = 0;         ///< over processes and iterations
+  double run_time = 0;               ///< r = max f - min a
+  double imbalance = 0;              ///< omega = max a - min a (measured)
+  std::optional<double> flat_run;    ///< r', the run time with maxDelay 0
+  std::optional<double> absorption;  ///< A = r' - r + omega
+  double lower_bound = 0;            ///< mean over i of max(0, max_{j != i} a_j + tau(lacking) - a_i)
+};
+
+struct PapResult {
+  std::vector<PapMeasurement> rows;
+  LinkModel link;
+  int procs = 0;
+};
+
+/// Runs the benchmark; the result is filled on the printing process (procs == 0 elsewhere).
+PapResult measure_pap(const PapOptions& options, const BackendOptions& backend);
+
+/// The rows of `result` as a report (the columns of `ragged-bench pap`).
+Report pap_report(const PapOptions& options, const BackendOptions& backend, const PapResult& result);
 
 Report run_pap(const PapOptions& options, const BackendOptions& backend);
 

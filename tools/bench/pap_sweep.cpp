@@ -1,0 +1,337 @@
+#include "pap_sweep.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+#include "ragged/error.hpp"
+
+namespace ragged::bench {
+
+namespace {
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string size_label(std::uint64_t floats) {
+  if (floats % (1024 * 1024) == 0) return std::to_string(floats / (1024 * 1024)) + "M";
+  if (floats % 1024 == 0) return std::to_string(floats / 1024) + "K";
+  return std::to_string(floats);
+}
+
+std::string delay_label(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s * 1e3);
+  return buf;
+}
+
+std::string clock_label(double seconds) {
+  const auto total = static_cast<long>(seconds);
+  char buf[32];
+  if (total >= 3600) {
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", total / 3600, total / 60 % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
+  }
+  return buf;
+}
+
+/// One line of progress on stderr, redrawn in place.
+class ProgressBar {
+ public:
+  ProgressBar(std::size_t total, bool enabled)
+      : total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+  void show(std::size_t done, const std::string& what) const {
+    if (!enabled_) return;
+    constexpr std::size_t width = 30;
+    const std::size_t filled = total_ == 0 ? width : done * width / total_;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string eta = "?";
+    if (done > 0) eta = clock_label(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
+    std::fprintf(stderr, "\r[%s%s] %zu/%zu cells | %s | %s elapsed, ~%s left   ", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), done, total_, what.c_str(), clock_label(elapsed).c_str(),
+                 eta.c_str());
+    if (done == total_) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  std::size_t total_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+struct Cell {
+  int procs = 0;
+  std::uint64_t size = 0;
+  double delay = 0;
+  std::vector<PapMeasurement> rows;
+  std::string best;
+  std::string best_regular;
+  double best_elapsed = 0;
+  double best_regular_elapsed = 0;
+  bool best_is_arrival_aware = false;
+  [[nodiscard]] std::string label() const {
+    if (!best_is_arrival_aware) return upper(best);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s%.2f", upper(best).c_str(), best_regular_elapsed / best_elapsed);
+    return buf;
+  }
+};
+
+void write_file(const std::string& path, const std::string& text, const char* option) {
+  std::ofstream out(path);
+  if (!out) throw InvalidArgument(option, "cannot write '" + path + "'");
+  out << text;
+}
+
+std::string grid_markdown(const std::vector<Cell>& cells, const PapSweepOptions& sweep, const PapOptions& base,
+                          const BackendOptions& backend) {
+  std::ostringstream md;
+  md << "Fastest algorithm per cell (average elapsed time); for an arrival-aware one, its speedup over the best "
+        "regular one.\n";
+  md << "backend " << backend.backend << ", platform " << platform_label(backend) << ", mode " << base.mode << ", "
+     << base.iterations << " iterations, algorithms";
+  for (const std::string& a : base.algorithms) md << " " << a;
+  md << "\n";
+  std::map<std::tuple<int, std::uint64_t, double>, const Cell*> index;
+  for (const Cell& c : cells) index[{c.procs, c.size, c.delay}] = &c;
+  for (int p : sweep.procs) {
+    md << "\n| P = " << p << " |";
+    for (double d : sweep.delays) md << " " << delay_label(d) << " ms |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < sweep.delays.size(); ++i) md << "---|";
+    md << "\n";
+    for (std::uint64_t size : sweep.sizes) {
+      md << "| " << size_label(size) << " |";
+      for (double d : sweep.delays) {
+        auto it = index.find({p, size, d});
+        md << " " << (it == index.end() ? std::string("-") : it->second->label()) << " |";
+      }
+      md << "\n";
+    }
+  }
+  return md.str();
+}
+
+}  // namespace
+
+void complete_sweep(PapSweepOptions& sweep) {
+  const std::vector<double> paper_delays{0, 1e-3, 5e-3, 10e-3, 50e-3, 100e-3, 500e-3};
+  if (sweep.name == "table3") {
+    if (sweep.procs.empty()) {
+      for (int p = 4; p <= 48; p += 4) sweep.procs.push_back(p);
+    }
+    if (sweep.sizes.empty()) {
+      for (std::uint64_t k : {128u, 256u, 512u, 1024u, 2048u}) sweep.sizes.push_back(k * 1024);
+    }
+  } else if (sweep.name == "figure8") {
+    if (sweep.procs.empty()) sweep.procs = {32};
+    if (sweep.sizes.empty()) sweep.sizes = {256 * 1024};
+  } else {
+    throw InvalidArgument("--sweep", "unknown sweep '" + sweep.name + "' (expected table3 or figure8)");
+  }
+  if (sweep.delays.empty()) sweep.delays = paper_delays;
+  std::sort(sweep.delays.begin(), sweep.delays.end());  // maxDelay 0 first: it gives r' to the others
+  if (std::find(sweep.procs.begin(), sweep.procs.end(), sweep.figure_procs) == sweep.procs.end() ||
+      std::find(sweep.sizes.begin(), sweep.sizes.end(), sweep.figure_size) == sweep.sizes.end()) {
+    sweep.figure_procs = sweep.procs.front();
+    sweep.figure_size = sweep.sizes.front();
+  }
+}
+
+Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const BackendOptions& backend) {
+  complete_sweep(sweep);
+  for (int p : sweep.procs) {
+    if (p <= 0) throw InvalidArgument("--procs-list", "process counts must be positive");
+  }
+  const std::size_t total = sweep.procs.size() * sweep.sizes.size() * sweep.delays.size();
+  ProgressBar bar(total, sweep.progress);
+  std::vector<Cell> cells;
+  Report raw;
+  raw.experiment = "pap";
+  std::size_t done = 0;
+  bool printing = true;
+  for (int p : sweep.procs) {
+    for (std::uint64_t size : sweep.sizes) {
+      std::map<std::string, double> flat_run;
+      for (double delay : sweep.delays) {
+        const std::string what = "P=" + std::to_string(p) + " " + size_label(size) + " " + delay_label(delay) + "ms";
+        bar.show(done, what);
+        PapOptions o = base;
+        o.size = size;
+        o.max_delay_s = delay;
+        o.flat_run_time = flat_run;
+        BackendOptions b = backend;
+        b.procs = p;
+        if (backend.backend == "mpi") b.procs = 0;  // the job's size
+        const PapResult result = measure_pap(o, b);
+        ++done;
+        if (result.procs == 0) {
+          printing = false;
+          continue;
+        }
+        Cell cell;
+        cell.procs = p;
+        cell.size = size;
+        cell.delay = delay;
+        cell.rows = result.rows;
+        cell.best_elapsed = INFINITY;
+        cell.best_regular_elapsed = INFINITY;
+        for (const PapMeasurement& m : result.rows) {
+          if (delay == 0) flat_run[m.algorithm] = m.run_time;
+          if (m.avg_elapsed < cell.best_elapsed) {
+            cell.best_elapsed = m.avg_elapsed;
+            cell.best = m.algorithm;
+            cell.best_is_arrival_aware = m.arrival_aware;
+          }
+          if (!m.arrival_aware && m.avg_elapsed < cell.best_regular_elapsed) {
+            cell.best_regular_elapsed = m.avg_elapsed;
+            cell.best_regular = m.algorithm;
+          }
+        }
+        for (Row& row : pap_report(o, b, result).rows) raw.rows.push_back(std::move(row));
+        cells.push_back(std::move(cell));
+      }
+    }
+  }
+  bar.show(done, "done");
+  if (!printing) return Report{};
+
+  Report report;
+  report.experiment = "pap-sweep";
+  report.metadata = {{"sweep", sweep.name},
+                     {"collective", base.collective},
+                     {"mode", base.mode},
+                     {"iterations", std::to_string(base.iterations)},
+                     {"seed", std::to_string(base.seed)},
+                     {"backend", backend.backend},
+                     {"platform", platform_label(backend)}};
+  for (const Cell& c : cells) {
+    Row row;
+    row.set("procs", std::int64_t{c.procs})
+        .set("size_floats", static_cast<std::int64_t>(c.size))
+        .set("max_delay_s", c.delay)
+        .set("best", c.best)
+        .set("cell", c.label())
+        .set("best_regular", c.best_regular)
+        .set("speedup_vs_best_regular",
+             std::isfinite(c.best_regular_elapsed) ? c.best_regular_elapsed / c.best_elapsed : 1.0);
+    for (const PapMeasurement& m : c.rows) row.set("avg_elapsed_s." + m.algorithm, m.avg_elapsed);
+    if (!c.rows.empty()) row.set("lower_bound_s", c.rows.front().lower_bound);
+    report.rows.push_back(std::move(row));
+  }
+
+  const std::string grid = grid_markdown(cells, sweep, base, backend);
+  if (!sweep.grid_file.empty()) write_file(sweep.grid_file, grid, "--grid");
+  if (sweep.progress) std::cerr << grid;
+  if (!sweep.raw_file.empty()) {
+    std::ostringstream csv;
+    write_report(csv, raw, "csv");
+    write_file(sweep.raw_file, csv.str(), "--raw");
+  }
+  if (!sweep.figure_file.empty()) {
+    std::vector<std::vector<double>> elapsed(base.algorithms.size(), std::vector<double>(sweep.delays.size(), NAN));
+    for (const Cell& c : cells) {
+      if (c.procs != sweep.figure_procs || c.size != sweep.figure_size) continue;
+      const auto d =
+          static_cast<std::size_t>(std::find(sweep.delays.begin(), sweep.delays.end(), c.delay) - sweep.delays.begin());
+      for (std::size_t a = 0; a < base.algorithms.size() && a < c.rows.size(); ++a)
+        elapsed[a][d] = c.rows[a].avg_elapsed;
+    }
+    const std::string title = "P = " + std::to_string(sweep.figure_procs) + ", " + size_label(sweep.figure_size) +
+                              " floats, " + base.mode + ", " + platform_label(backend);
+    write_file(sweep.figure_file, pap_figure_svg(title, sweep.delays, base.algorithms, elapsed), "--figure");
+  }
+  return report;
+}
+
+std::string pap_figure_svg(const std::string& title, const std::vector<double>& delays_s,
+                           const std::vector<std::string>& algorithms,
+                           const std::vector<std::vector<double>>& elapsed_s) {
+  constexpr double width = 760;
+  constexpr double height = 460;
+  constexpr double left = 80;
+  constexpr double right = 150;
+  constexpr double top = 50;
+  constexpr double bottom = 60;
+  const double plot_w = width - left - right;
+  const double plot_h = height - top - bottom;
+  double y_max = 0;
+  for (const auto& line : elapsed_s) {
+    for (double v : line) {
+      if (std::isfinite(v)) y_max = std::max(y_max, v * 1e3);
+    }
+  }
+  // A round upper limit: 1, 2 or 5 times a power of ten, above the largest value.
+  double step = 1;
+  if (y_max > 0) {
+    const double raw_step = y_max / 5;
+    const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
+    step = raw_step <= mag ? mag : raw_step <= 2 * mag ? 2 * mag : raw_step <= 5 * mag ? 5 * mag : 10 * mag;
+  }
+  const double y_top = std::max(step, std::ceil(y_max / step) * step);
+  const std::size_t n = delays_s.size();
+  const auto x_of = [&](std::size_t i) {
+    return left + (n <= 1 ? plot_w / 2 : plot_w * static_cast<double>(i) / static_cast<double>(n - 1));
+  };
+  const auto y_of = [&](double ms) { return top + plot_h * (1 - ms / y_top); };
+  static const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                 "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
+
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"25\" text-anchor=\"middle\" font-size=\"14\">"
+      << "Average elapsed time against maxDelay (" << title << ")</text>\n";
+  // Axes, grid lines and ticks.
+  for (double v = 0; v <= y_top + step / 2; v += step) {
+    svg << "<line x1=\"" << left << "\" y1=\"" << y_of(v) << "\" x2=\"" << left + plot_w << "\" y2=\"" << y_of(v)
+        << "\" stroke=\"#ddd\"/>\n";
+    svg << "<text x=\"" << left - 8 << "\" y=\"" << y_of(v) + 4 << "\" text-anchor=\"end\">" << v << "</text>\n";
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    svg << "<text x=\"" << x_of(i) << "\" y=\"" << top + plot_h + 18 << "\" text-anchor=\"middle\">"
+        << delay_label(delays_s[i]) << "</text>\n";
+  }
+  svg << "<line x1=\"" << left << "\" y1=\"" << top + plot_h << "\" x2=\"" << left + plot_w << "\" y2=\""
+      << top + plot_h << "\" stroke=\"black\"/>\n";
+  svg << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\"" << top + plot_h
+      << "\" stroke=\"black\"/>\n";
+  svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 15
+      << "\" text-anchor=\"middle\">maxDelay [ms]</text>\n";
+  svg << "<text transform=\"translate(20," << top + plot_h / 2
+      << ") rotate(-90)\" text-anchor=\"middle\">average elapsed time [ms]</text>\n";
+  // One line (and markers) per algorithm, and the legend.
+  for (std::size_t a = 0; a < algorithms.size() && a < elapsed_s.size(); ++a) {
+    const char* color = colors[a % (sizeof colors / sizeof colors[0])];
+    std::ostringstream points;
+    for (std::size_t i = 0; i < n && i < elapsed_s[a].size(); ++i) {
+      if (!std::isfinite(elapsed_s[a][i])) continue;
+      points << x_of(i) << "," << y_of(elapsed_s[a][i] * 1e3) << " ";
+      svg << "<circle cx=\"" << x_of(i) << "\" cy=\"" << y_of(elapsed_s[a][i] * 1e3) << "\" r=\"3\" fill=\"" << color
+          << "\"/>\n";
+    }
+    svg << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << color << "\" points=\"" << points.str()
+        << "\"/>\n";
+    const double ly = top + 20 + 22 * static_cast<double>(a);
+    svg << "<line x1=\"" << left + plot_w + 20 << "\" y1=\"" << ly << "\" x2=\"" << left + plot_w + 45 << "\" y2=\""
+        << ly << "\" stroke-width=\"2\" stroke=\"" << color << "\"/>\n";
+    svg << "<text x=\"" << left + plot_w + 52 << "\" y=\"" << ly + 4 << "\">" << upper(algorithms[a]) << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
+}  // namespace ragged::bench
