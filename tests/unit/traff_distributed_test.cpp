@@ -55,6 +55,8 @@ void check_against_oracle(const std::vector<std::int64_t>& m, const traff::Param
   // Constant-size messages: at most an exchange and a notice per rank and level.
   for (int most : got.max_sent_per_level) ASSERT_LE(most, 2);
   for (int sent : got.sent_per_rank) ASSERT_LE(sent, 2 * l);
+  // The given root is the fixed root of its cubes: it learns every child in an exchange.
+  ASSERT_EQ(got.notices_received[static_cast<std::size_t>(params.root)], 0);
 }
 
 }  // namespace

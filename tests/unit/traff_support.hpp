@@ -24,6 +24,7 @@ struct Emulation {
   int messages = 0;
   std::vector<int> sent_per_rank;
   std::vector<int> max_sent_per_level;  ///< the most messages one rank sent at one level
+  std::vector<int> notices_received;    ///< per rank
 };
 
 /// Runs the distributed construction: rank i knows only sizes[i] and the messages it gets.
@@ -38,6 +39,7 @@ inline Emulation emulate(const std::vector<std::int64_t>& sizes, const plans::tr
   std::vector<int> clock(static_cast<std::size_t>(p), 0);
   Emulation out;
   out.sent_per_rank.assign(static_cast<std::size_t>(p), 0);
+  out.notices_received.assign(static_cast<std::size_t>(p), 0);
   const auto fail = [](const std::string& what) { throw std::logic_error(what); };
   const int levels = traff::levels(p);
   for (int d = 0; d < levels; ++d) {
@@ -94,6 +96,7 @@ inline Emulation emulate(const std::vector<std::int64_t>& sizes, const plans::tr
       int& c = clock[static_cast<std::size_t>(i)];
       c = std::max(c, it->second.second.second);
       builders[static_cast<std::size_t>(i)].on_notice(d, it->second.second.first);
+      ++out.notices_received[static_cast<std::size_t>(i)];
     }
     int most = 0;
     for (int i = 0; i < p; ++i) {

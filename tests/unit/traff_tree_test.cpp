@@ -100,7 +100,9 @@ TEST(TraffGeometry, CubesPartnersAndFixedRoots) {
   EXPECT_EQ(traff::partner(9, 2, 11).size(), 0);
   EXPECT_EQ(traff::cube(9, 3, 11), (traff::Range{8, 10}));
   EXPECT_EQ(traff::partner(9, 3, 11), (traff::Range{0, 7}));
-  EXPECT_EQ(traff::fixed_root(traff::cube(9, 3, 11)), 10);
+  EXPECT_EQ(traff::fixed_root(traff::cube(9, 3, 11), 0), 10);
+  EXPECT_EQ(traff::fixed_root(traff::cube(9, 3, 11), 9), 9);  // the given root leads its own cubes
+  EXPECT_EQ(traff::fixed_root(traff::cube(2, 1, 11), 9), 3);
   EXPECT_EQ(traff::partner(10, 0, 11).size(), 0);
   EXPECT_EQ(traff::partner(10, 1, 11), (traff::Range{8, 9}));
 }

@@ -2,8 +2,8 @@
 // blocks of any size (a baseline of seed 003). Ranks are relative to the root; the
 // subtree of v is the run [v, v + size). Only the root knows the counts, so first
 // every rank tells its parent how many elements its subtree expects (8-byte size
-// messages, upwards), then the data flows down, the farthest child (largest subtree)
-// first. p = 8, root 0, data:
+// messages, upwards), then the data flows down, non-blocking sends started farthest
+// child (largest subtree) first. p = 8, root 0, data:
 //
 //   round 0:  0 ─[4..7]─> 4
 //   round 1:  0 ─[2..3]─> 2   4 ─[6..7]─> 6
@@ -84,21 +84,25 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
       offsets[k] = at;
       at += static_cast<std::size_t>(sizes[k]) * element;
     }
+    irr::OrderedSends started;
     for (std::size_t k = children.size(); k-- > 0;) {
       const std::size_t n = static_cast<std::size_t>(sizes[k]) * element;
       if (n != 0) {
-        comm.send(tree::absolute(children[k], root, p), irr::tag_scatterv_data, buffer.data() + offsets[k], n,
-                  options.timeout);
+        started.start(comm, tree::absolute(children[k], root, p), irr::tag_scatterv_data, buffer.data() + offsets[k], n,
+                      options.timeout);
       }
     }
     internal::copy_bytes(recvbuf, buffer.data(), static_cast<std::size_t>(own) * element);
+    started.finish(comm, options.timeout);
     errors.raise();
     return;
   }
 
   // The root: farthest child first.
   const std::byte* in = internal::bytes(sendbuf);
-  std::vector<std::byte> packed;
+  std::vector<std::vector<std::byte>> packed;  // alive until every send completed
+  packed.reserve(children.size());
+  irr::OrderedSends started;
   for (std::size_t k = children.size(); k-- > 0;) {
     const int c = children[k];
     std::vector<int> ranks;
@@ -110,17 +114,18 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
       errors.note("sendcounts", "the subtree of rank " + std::to_string(dest) + " expects " + std::to_string(sizes[k]) +
                                     " elements, sendcounts say " + std::to_string(expected));
       if (bytes == 0) continue;
-      packed.assign(bytes, std::byte{0});
-      comm.send(dest, irr::tag_scatterv_data, packed.data(), bytes, options.timeout);
+      packed.emplace_back(bytes, std::byte{0});
+      started.start(comm, dest, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
       continue;
     }
     if (bytes == 0) continue;
     if (const auto at = irr::contiguous(sendcounts, displs, ranks)) {
-      comm.send(dest, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes, options.timeout);
+      started.start(comm, dest, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes,
+                    options.timeout);
     } else {
-      packed.resize(bytes);
-      irr::pack(packed.data(), in, sendcounts, displs, ranks, element);
-      comm.send(dest, irr::tag_scatterv_data, packed.data(), bytes, options.timeout);
+      packed.emplace_back(bytes);
+      irr::pack(packed.back().data(), in, sendcounts, displs, ranks, element);
+      started.start(comm, dest, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
     }
   }
   if (!inplace) {
@@ -132,6 +137,7 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
     internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
                          static_cast<std::size_t>(std::min(recvcount, have)) * element);
   }
+  started.finish(comm, options.timeout);
   errors.raise();
 }
 

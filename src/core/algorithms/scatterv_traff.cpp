@@ -7,13 +7,16 @@
 //   level 0:  1 ─[0]────> 0    3 ─[2]────> 2    5 ─[4]────> 4    7 ─[6]────> 6
 //
 // A rank receives its subtree's blocks in rank order from its parent (into recvbuf
-// directly when it has no non-empty child), then sends each child its run, highest
-// level (largest subtree) first, one blocking send after the other as in the
-// 1-ported model, and copies its own block out. Ranks post the receive from their
-// parent as soon as they learn their parent, during the construction.
+// directly when it has no non-empty child), then starts a non-blocking send of each
+// child's run, highest level (largest subtree) first, copies its own block out and
+// waits for the sends: a late child delays nobody else (as in scatter_binomial.cpp).
+// Ranks post the receive from their parent as soon as they learn their parent,
+// during the construction.
 //
 // Unlike gather, the root cannot start before the construction is complete: the
-// construction's L + 1 rounds come before the data (seed 003 §3).
+// construction's L + 1 rounds come before the data (seed 003 §3). (Sending a small
+// run as soon as the root learns its child was tried: on the 560-rank platform it
+// delayed the root's own exchanges more than it gained.)
 //
 // The root: a child's run is sent straight from sendbuf when its blocks lie back to
 // back in rank order; otherwise it is packed into a temporary buffer first (the extra
@@ -63,57 +66,59 @@ void scatter_from_root(Comm& comm, const void* sendbuf, std::span<const int> sen
   if (!inplace) internal::check_buffer(recvbuf, static_cast<std::size_t>(own) * element, "recvbuf");
   const std::byte* in = internal::bytes(sendbuf);
 
-  const traff::Node node =
-      internal::traff_driver::construct(comm, own, params, irr::tag_scatterv_tree, options.timeout, {});
   irr::Deferred errors;
-  std::vector<RootSend> sends;
-  const auto merge_children_as_runs = [&] {
-    for (const traff::Child& c : node.children)
-      sends.push_back({c.rank, c.level, c.elements, irr::run(c.cube.first, c.cube.last)});
-  };
-  if (params.direct_threshold < 0) {
-    merge_children_as_runs();
-  } else {
-    std::vector<std::int64_t> sizes(sendcounts.begin(), sendcounts.end());
-    sizes[static_cast<std::size_t>(root)] = own;
-    const std::vector<traff::Node> tree = traff::oracle(sizes, params);
-    if (tree[static_cast<std::size_t>(root)] == node) {
-      for (const traff::Child& c : node.children)
-        sends.push_back({c.rank, c.level, c.elements, traff::subtree_ranks(tree, c.rank)});
-      for (int i = 0; i < comm.size(); ++i) {
-        const traff::Node& n = tree[static_cast<std::size_t>(i)];
-        if (n.direct) sends.push_back({i, n.level, n.carried, traff::subtree_ranks(tree, i)});
-      }
-    } else {
-      errors.note("sendcounts", "disagree with the receivers' counts (the tree they built differs)");
-      merge_children_as_runs();
-    }
-  }
-  // Largest subtrees first: the time-reversed gather order.
-  std::stable_sort(sends.begin(), sends.end(), [](const RootSend& a, const RootSend& b) { return a.level > b.level; });
-
-  std::vector<std::byte> packed;
-  for (const RootSend& s : sends) {
+  std::vector<std::vector<std::byte>> packed;  // alive until every send completed (moves keep the bytes)
+  irr::OrderedSends started;
+  const auto send = [&](const RootSend& s) {
     const std::int64_t expected = irr::total(sendcounts, s.ranks);
     const std::size_t bytes = static_cast<std::size_t>(s.claimed) * element;
     if (expected != s.claimed) {
       errors.note("sendcounts", "ranks " + std::to_string(s.ranks.front()) + ".." + std::to_string(s.ranks.back()) +
                                     " expect " + std::to_string(s.claimed) + " elements, sendcounts say " +
                                     std::to_string(expected));
-      if (bytes == 0) continue;
-      packed.assign(bytes, std::byte{0});
-      comm.send(s.rank, irr::tag_scatterv_data, packed.data(), bytes, options.timeout);
-      continue;
+      if (bytes == 0) return;
+      packed.emplace_back(bytes, std::byte{0});
+      started.start(comm, s.rank, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
+      return;
     }
-    if (bytes == 0) continue;
+    if (bytes == 0) return;
     if (const auto at = irr::contiguous(sendcounts, displs, s.ranks)) {
-      comm.send(s.rank, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes, options.timeout);
+      started.start(comm, s.rank, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes,
+                    options.timeout);
     } else {
-      packed.resize(bytes);
-      irr::pack(packed.data(), in, sendcounts, displs, s.ranks, element);
-      comm.send(s.rank, irr::tag_scatterv_data, packed.data(), bytes, options.timeout);
+      packed.emplace_back(bytes);
+      irr::pack(packed.back().data(), in, sendcounts, displs, s.ranks, element);
+      started.start(comm, s.rank, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
+    }
+  };
+
+  std::vector<RootSend> later;
+  const traff::Node node =
+      internal::traff_driver::construct(comm, own, params, irr::tag_scatterv_tree, options.timeout, {});
+  if (params.direct_threshold < 0) {
+    for (const traff::Child& c : node.children)
+      later.push_back({c.rank, c.level, c.elements, irr::run(c.cube.first, c.cube.last)});
+  }
+  if (params.direct_threshold >= 0) {
+    std::vector<std::int64_t> sizes(sendcounts.begin(), sendcounts.end());
+    sizes[static_cast<std::size_t>(root)] = own;
+    const std::vector<traff::Node> tree = traff::oracle(sizes, params);
+    if (tree[static_cast<std::size_t>(root)] == node) {
+      for (const traff::Child& c : node.children)
+        later.push_back({c.rank, c.level, c.elements, traff::subtree_ranks(tree, c.rank)});
+      for (int i = 0; i < comm.size(); ++i) {
+        const traff::Node& n = tree[static_cast<std::size_t>(i)];
+        if (n.direct) later.push_back({i, n.level, n.carried, traff::subtree_ranks(tree, i)});
+      }
+    } else {
+      errors.note("sendcounts", "disagree with the receivers' counts (the tree they built differs)");
+      for (const traff::Child& c : node.children)
+        later.push_back({c.rank, c.level, c.elements, irr::run(c.cube.first, c.cube.last)});
     }
   }
+  // Largest subtrees first: the time-reversed gather order.
+  std::stable_sort(later.begin(), later.end(), [](const RootSend& a, const RootSend& b) { return a.level > b.level; });
+  for (const RootSend& s : later) send(s);
   if (!inplace) {
     if (recvcount != sendcounts[static_cast<std::size_t>(root)]) {
       errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
@@ -123,6 +128,7 @@ void scatter_from_root(Comm& comm, const void* sendbuf, std::span<const int> sen
     internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
                          static_cast<std::size_t>(n) * element);
   }
+  started.finish(comm, options.timeout);
   errors.raise();
 }
 
@@ -158,15 +164,16 @@ void scatter_below_root(Comm& comm, void* recvbuf, int recvcount, DataType type,
   }
   if (!buffer.empty()) {
     const traff::Layout l = traff::layout(node, recvcount);
-    std::vector<std::size_t> order(node.children.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;  // highest level first
-    for (std::size_t i : order) {
+    irr::OrderedSends started;
+    for (std::size_t i = node.children.size(); i-- > 0;) {  // highest level first
       const traff::Child& c = node.children[i];
       if (c.elements == 0) continue;
-      comm.send(c.rank, irr::tag_scatterv_data, buffer.data() + static_cast<std::size_t>(l.child[i]) * element,
-                static_cast<std::size_t>(c.elements) * element, options.timeout);
+      started.start(comm, c.rank, irr::tag_scatterv_data,
+                    buffer.data() + static_cast<std::size_t>(l.child[i]) * element,
+                    static_cast<std::size_t>(c.elements) * element, options.timeout);
     }
     internal::copy_bytes(recvbuf, buffer.data() + static_cast<std::size_t>(l.own) * element, own_bytes);
+    started.finish(comm, options.timeout);
   }
   errors.raise();
 }

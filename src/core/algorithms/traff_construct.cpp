@@ -8,9 +8,11 @@
 //   fA ── isend(B's info) ──> gA               only where gA != fA
 //   fB ── isend(A's info) ──> gB               only where gB != fB
 //
-// Exchanges are blocking sendrecvs (the next level needs their result); notices are
-// non-blocking sends, completed at the end, so a fixed root never waits for a
-// gather root. A rank whose roles are over stops early.
+// Exchanges complete before the next level (it needs their result); notices are
+// non-blocking sends completed at the end, so a fixed root never waits for a gather
+// root, and a fixed root starts a level's notice only after the next level's
+// exchange has started: the chain of exchanges is the critical path, and a process
+// pays a start-up per message it sends. A rank whose roles are over stops early.
 #include <array>
 #include <string>
 #include <vector>
@@ -46,23 +48,38 @@ traff::Node construct(Comm& comm, std::int64_t elements, const traff::Params& pa
   const int levels = traff::levels(p);
   std::array<traff::CubeInfo, 32> notices{};  // kept alive until their sends complete
   std::vector<Request> pending;
+  int notice_to = -1;  // a notice of the previous level not sent yet
+  int notice_level = -1;
+  const auto send_notice = [&] {
+    if (notice_to < 0) return;
+    pending.push_back(
+        comm.isend(notice_to, tag, &notices[static_cast<std::size_t>(notice_level)], sizeof(traff::CubeInfo)));
+    notice_to = -1;
+  };
   bool placed = false;
   std::size_t announced = 0;
   for (int d = 0; d < levels && builder.active(); ++d) {
     if (const int f = builder.exchange_partner(d); f >= 0) {
       const traff::CubeInfo mine = builder.info();
       traff::CubeInfo theirs{};
-      const Status s = comm.sendrecv(f, tag, &mine, sizeof mine, f, tag, &theirs, sizeof theirs, timeout);
-      check_message(s, theirs, traff::partner(me, d, p), f);
+      std::array<Request, 2> exchange{comm.irecv(f, tag, &theirs, sizeof theirs),
+                                      comm.isend(f, tag, &mine, sizeof mine)};
+      send_notice();  // behind this level's exchange: the exchanges are the critical path
+      comm.wait_all(exchange, timeout);
+      check_message(exchange[0].status(), theirs, traff::partner(me, d, p), f);
       if (const int g = builder.on_exchange(d, theirs); g >= 0) {
         notices[static_cast<std::size_t>(d)] = theirs;
-        pending.push_back(comm.isend(g, tag, &notices[static_cast<std::size_t>(d)], sizeof(traff::CubeInfo)));
+        notice_to = g;
+        notice_level = d;
       }
-    } else if (const int f2 = builder.notice_from(d); f2 >= 0) {
-      traff::CubeInfo theirs{};
-      const Status s = comm.recv(f2, tag, &theirs, sizeof theirs, timeout);
-      check_message(s, theirs, traff::partner(me, d, p), f2);
-      builder.on_notice(d, theirs);
+    } else {
+      send_notice();
+      if (const int f2 = builder.notice_from(d); f2 >= 0) {
+        traff::CubeInfo theirs{};
+        const Status s = comm.recv(f2, tag, &theirs, sizeof theirs, timeout);
+        check_message(s, theirs, traff::partner(me, d, p), f2);
+        builder.on_notice(d, theirs);
+      }
     }
     const traff::Node& node = builder.node();
     for (; announced < node.children.size(); ++announced) {
@@ -73,6 +90,7 @@ traff::Node construct(Comm& comm, std::int64_t elements, const traff::Params& pa
       if (hooks.placed) hooks.placed(node);
     }
   }
+  send_notice();
   if (!placed && hooks.placed) hooks.placed(builder.node());
   comm.wait_all(pending, timeout);
   return builder.node();

@@ -121,6 +121,32 @@ inline std::vector<int> run(int first, int last) {
   return out;
 }
 
+/// Sends to several children in a given order (largest subtree first). A send of at
+/// most `eager_bytes` starts at once, as an MPI eager send costs its sender only the
+/// start-up; a larger one starts when the previous large one has completed, so the
+/// first (largest) subtree gets the sender's whole bandwidth, as in the 1-ported model
+/// of seed 003, instead of sharing it with its smaller siblings.
+class OrderedSends {
+ public:
+  static constexpr std::size_t eager_bytes = 16 * 1024;
+  void start(Comm& comm, int dest, int tag, const void* data, std::size_t bytes, Timeout timeout) {
+    if (bytes > eager_bytes) {
+      large_.wait(timeout);
+      large_ = comm.isend(dest, tag, data, bytes);
+    } else {
+      small_.push_back(comm.isend(dest, tag, data, bytes));
+    }
+  }
+  void finish(Comm& comm, Timeout timeout) {
+    comm.wait_all(small_, timeout);
+    large_.wait(timeout);
+  }
+
+ private:
+  std::vector<Request> small_;
+  Request large_;
+};
+
 /// The first argument error found during a call, thrown once the call's communication is done.
 class Deferred {
  public:

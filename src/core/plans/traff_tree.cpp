@@ -154,15 +154,15 @@ Builder::Builder(int rank, std::int64_t elements, const Params& params)
 
 int Builder::exchange_partner(int level) const {
   if (!fixed_) return -1;
-  assert(fixed_root(cube(rank_, level, params_.procs)) == rank_);
+  assert(fixed_root(cube(rank_, level, params_.procs), params_.root) == rank_);
   const Range other = partner(rank_, level, params_.procs);
-  return other.size() > 0 ? fixed_root(other) : -1;
+  return other.size() > 0 ? fixed_root(other, params_.root) : -1;
 }
 
 int Builder::notice_from(int level) const {
   if (!gather_ || fixed_) return -1;
   if (partner(rank_, level, params_.procs).size() <= 0) return -1;
-  return fixed_root(cube(rank_, level, params_.procs));
+  return fixed_root(cube(rank_, level, params_.procs), params_.root);
 }
 
 int Builder::on_exchange(int level, const CubeInfo& theirs) {
@@ -178,7 +178,7 @@ int Builder::on_exchange(int level, const CubeInfo& theirs) {
         upper ? decide(theirs, other, info_, mine, params_) : decide(info_, mine, theirs, other, params_);
     info_ = upper ? merge(theirs, info_, out) : merge(info_, theirs, out);
   }
-  fixed_ = upper;  // the upper cube's fixed root is the merged cube's fixed root
+  fixed_ = fixed_root(cube(rank_, level + 1, params_.procs), params_.root) == rank_;
   return before.root == rank_ ? -1 : static_cast<int>(before.root);
 }
 

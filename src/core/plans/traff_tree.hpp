@@ -10,7 +10,11 @@
 // merge into cube b of level d+1 (the lower and the upper half); a lower cube
 // without an upper partner (p not a power of two) moves up unchanged. Each cube
 // has
-//   * a fixed root: its last rank, min((a+1) 2^d, p) - 1, computable by anyone;
+//   * a fixed root, computable by anyone: the given root r in the cube that holds
+//     it, otherwise the cube's last rank, min((a+1) 2^d, p) - 1. (The paper takes
+//     the last rank, "e.g."; taking r where possible makes r, which always gathers
+//     its cube (lemma 2), its own fixed root: it learns each child in the exchange,
+//     one round before a notice could tell it, and never needs a notice.);
 //   * a gather root g: the rank that holds (gather) or will hand out (scatter)
 //     the cube's data, chosen by the merge rule;
 //   * what its roots know about it, CubeInfo: the elements its gather root
@@ -41,8 +45,8 @@
 //       gather root of A                    gather root of B
 //
 // Both fixed roots and, after the notice, both gather roots apply decide() to the
-// same two CubeInfos and agree. The fixed root of B becomes the fixed root of the
-// merged cube; A's fixed root retires. Every message is one CubeInfo (24 bytes).
+// same two CubeInfos and agree. The fixed root of the merged cube (r, or B's last
+// rank) goes on; the other fixed root retires. Every message is one CubeInfo (24 bytes).
 // Exchanges depend only on earlier exchanges, so they take rounds 1..L, and every
 // notice adds one round after its exchange: at most L + 1 <= 2L dependent rounds
 // (L = ceil(log2 p); the paper bounds it by 2L - 1).
@@ -93,8 +97,8 @@ int levels(int procs);
 Range cube(int rank, int level, int procs);
 /// The cube merged with cube(rank, level) at this level; an empty Range if there is none.
 Range partner(int rank, int level, int procs);
-/// The fixed root of a cube: its last rank.
-constexpr int fixed_root(const Range& cube) { return cube.last; }
+/// The fixed root of a cube: the given root r if the cube holds it, else its last rank.
+constexpr int fixed_root(const Range& cube, int root) { return cube.contains(root) ? root : cube.last; }
 
 struct Outcome {
   bool upper_receives = false;  ///< the upper cube's gather root receives (and stays a gather root)
