@@ -1,0 +1,439 @@
+#include "irregular.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "options.hpp"
+#include "ragged/collectives.hpp"
+#include "ragged/error.hpp"
+#include "ragged/registry.hpp"
+
+namespace ragged::bench {
+
+namespace {
+
+// Shipping every rank's measurements to rank 0, after all calls (outside the timed region).
+constexpr int tag_times = 30010;
+
+std::int32_t value_of(int rank, std::size_t j) {
+  return static_cast<std::int32_t>((static_cast<std::uint64_t>(rank) * 131 + j * 7 + 1) % 65521);
+}
+
+struct Job {
+  std::string name;  // an algorithm, "gl2" or "regular"
+  std::string collective;
+  std::string problem;
+  int block = 0;
+};
+
+std::string exact(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+std::string default_or(const std::string& given, const BackendOptions& b, const char* sim_default) {
+  if (!given.empty()) return given;
+  return b.backend == "mpi" ? "native" : sim_default;
+}
+
+void validate(const IrregularOptions& o, const BackendOptions& b, const std::vector<std::string>& algorithms) {
+  for (const std::string& c : o.collectives) {
+    if (c != "gatherv" && c != "scatterv") {
+      throw InvalidArgument("--collectives", "irregular measures gatherv and scatterv, not '" + c + "'");
+    }
+    for (const std::string& name : algorithms) {
+      const Algorithm& a = Registry::instance().find(parse_collective(c), name);
+      if (!a.restrictions.backend.empty() && a.restrictions.backend != b.backend) {
+        throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
+      }
+    }
+  }
+  for (const std::string& p : o.problems) {
+    const auto& all = irregular_problems();
+    if (std::find(all.begin(), all.end(), p) == all.end()) {
+      throw InvalidArgument("--problems", "unknown problem '" + p + "'");
+    }
+  }
+  for (int bs : o.block_sizes) {
+    if (bs <= 0) throw InvalidArgument("--block-sizes", "block sizes must be positive");
+  }
+  if (o.rho <= 1) throw InvalidArgument("--rho", "must be > 1");
+  const std::string gather = default_or(o.regular_gather, b, "binomial");
+  const std::string allreduce = default_or(o.regular_allreduce, b, "recursive_doubling");
+  (void)Registry::instance().find(Collective::gather, gather);
+  (void)Registry::instance().find(Collective::scatter, gather);
+  (void)Registry::instance().find(Collective::allreduce, allreduce);
+}
+
+/// Runs `call` warmup + repetitions times, each after a barrier; returns this rank's
+/// measured durations. `verify` runs after the first call.
+std::vector<double> measure(Comm& comm, int warmup, int repetitions, const std::function<void()>& call,
+                            const std::function<void()>& verify) {
+  Runtime& rt = comm.runtime();
+  std::vector<double> out;
+  out.reserve(static_cast<std::size_t>(repetitions));
+  for (int k = 0; k < warmup + repetitions; ++k) {
+    barrier(comm);
+    const double t0 = rt.now();
+    call();
+    const double t1 = rt.now();
+    if (k >= warmup) out.push_back(t1 - t0);
+    if (k == 0 && verify) verify();
+  }
+  return out;
+}
+
+// The per-message gap of the LogGP model, on top of the network model: a rank
+// starts its sends at least `gap` apart and processes the receives it completes at
+// least `gap` apart (message k is done at max(its arrival, message k-1 done + gap)).
+// A lone message costs nothing extra (the platform's latency already holds it), but
+// a root that receives p-1 messages at once needs (p-2) gaps more. SimGrid's
+// network alone lets a rank take any number of concurrent messages in one latency,
+// which no MPI library does; the 1-ported model of seed 003 charges each message α.
+class GapComm final : public Comm {
+ public:
+  GapComm(Comm& inner, double gap) : inner_(inner), gap_(gap) {}
+  [[nodiscard]] int rank() const override { return inner_.rank(); }
+  [[nodiscard]] int size() const override { return inner_.size(); }
+  [[nodiscard]] Runtime& runtime() override { return inner_.runtime(); }
+  [[nodiscard]] std::string backend() const override { return inner_.backend(); }
+  Request isend(int dest, int tag, const void* data, std::size_t bytes) override {
+    space(next_send_);
+    return inner_.isend(dest, tag, data, bytes);
+  }
+  Request irecv(int source, int tag, void* data, std::size_t capacity) override {
+    return Request(std::make_unique<Received>(inner_.irecv(source, tag, data, capacity), *this));
+  }
+  std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override {
+    return inner_.create_window(bytes, notifications);
+  }
+
+ private:
+  // Waits until `next` (if it is ahead) and books the following slot.
+  void space(double& next) {
+    Runtime& rt = inner_.runtime();
+    const double now = rt.now();
+    if (next > now) rt.sleep_for(next - now);
+    next = std::max(now, next) + gap_;
+  }
+
+  class Received final : public RequestImpl {
+   public:
+    Received(Request inner, GapComm& owner) : inner_(std::move(inner)), owner_(owner) {}
+    bool test() override {
+      if (!inner_.impl()->test()) return false;
+      done();
+      return true;
+    }
+    bool wait_for(Timeout timeout) override {
+      if (!inner_.impl()->wait_for(timeout)) return false;
+      done();
+      return true;
+    }
+    [[nodiscard]] Status status() const override { return inner_.impl()->status(); }
+
+   private:
+    void done() {
+      if (charged_) return;
+      charged_ = true;
+      owner_.space(owner_.next_recv_);
+    }
+    Request inner_;
+    GapComm& owner_;
+    bool charged_ = false;
+  };
+
+  Comm& inner_;
+  double gap_;
+  double next_send_ = 0;
+  double next_recv_ = 0;
+};
+
+}  // namespace
+
+const std::vector<std::string>& irregular_problems() {
+  static const std::vector<std::string> all{"same",       "random",     "bucket",      "spikes",
+                                            "increasing", "decreasing", "alternating", "two"};
+  return all;
+}
+
+std::vector<int> irregular_counts(const std::string& problem, int procs, int b, double rho, std::uint64_t seed) {
+  std::vector<int> m(static_cast<std::size_t>(procs), 0);
+  const auto pb = static_cast<std::int64_t>(procs);
+  const auto problem_id = static_cast<std::uint64_t>(
+      std::find(irregular_problems().begin(), irregular_problems().end(), problem) - irregular_problems().begin());
+  for (int i = 0; i < procs; ++i) {
+    Rng rng = rng_for(seed, 1000 + problem_id, static_cast<std::uint64_t>(i));
+    const auto uniform = [&](std::int64_t lo, std::int64_t hi) {  // integer in [lo, hi]
+      return lo + static_cast<std::int64_t>(rng.uniform() * static_cast<double>(hi - lo + 1));
+    };
+    std::int64_t x = 0;
+    if (problem == "same") {
+      x = b;
+    } else if (problem == "random") {
+      x = uniform(1, 2 * std::int64_t{b});
+    } else if (problem == "bucket") {
+      x = b / 2 + uniform(1, b);
+    } else if (problem == "spikes") {
+      x = rng.uniform() < 1.0 / rho ? static_cast<std::int64_t>(std::llround(rho * b)) : 1;
+    } else if (problem == "increasing") {
+      x = 2 * std::int64_t{b} * (i + 1) / pb;
+    } else if (problem == "decreasing") {
+      x = 2 * std::int64_t{b} * (pb - i) / pb + 1;
+    } else if (problem == "alternating") {
+      x = i % 2 == 0 ? b + b / 2 : b - b / 2;
+    } else if (problem == "two") {
+      x = (i == 0 || i == procs - 1) ? b : 0;
+    } else if (problem == "zeros") {
+      x = 0;
+    } else {
+      throw InvalidArgument("--problems", "unknown problem '" + problem + "'");
+    }
+    m[static_cast<std::size_t>(i)] = static_cast<int>(x);
+  }
+  return m;
+}
+
+Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
+  IrregularOptions o = opt;
+  if (o.problems.empty()) o.problems = irregular_problems();
+  std::vector<std::string> algorithms = o.algorithms;
+  if (algorithms.empty()) {
+    algorithms = {"traff", "linear", "binomial", "padded"};
+    if (b.backend == "mpi") algorithms.emplace_back("native");
+  }
+  const bool sim = b.backend != "mpi";
+  const int warmup = o.warmup >= 0 ? o.warmup : (sim ? 1 : 10);
+  const int repetitions = o.repetitions > 0 ? o.repetitions : (sim ? 2 : 75);
+  validate(o, b, algorithms);
+  const std::string regular = default_or(o.regular_gather, b, "binomial");
+  const std::string allreduce_name = default_or(o.regular_allreduce, b, "recursive_doubling");
+  const bool with_traff = std::find(algorithms.begin(), algorithms.end(), "traff") != algorithms.end();
+
+  // The jobs, in the order every rank runs them. Construction overhead first: traff on
+  // all-empty blocks moves no data, so its time is the tree construction alone.
+  std::vector<Job> jobs;
+  for (const std::string& c : o.collectives) {
+    if (with_traff) jobs.push_back({"traff", c, "zeros", 0});
+    for (const std::string& problem : o.problems) {
+      for (int bs : o.block_sizes) {
+        for (const std::string& a : algorithms) jobs.push_back({a, c, problem, bs});
+        jobs.push_back({"gl2", c, problem, bs});
+        jobs.push_back({"regular", c, problem, bs});
+      }
+    }
+  }
+
+  // slowest[j][k]: the slowest rank's time of call k of job j, on rank 0.
+  std::vector<std::vector<double>> slowest(jobs.size());
+  std::vector<std::pair<std::int64_t, int>> sizes(jobs.size());  // total elements, largest block
+  int procs = 0;
+  const double gap = o.message_gap_s >= 0 ? o.message_gap_s : (sim ? 0.5e-6 : 0.0);
+  run_ranks(b, [&](Comm& world) {
+    GapComm gapped(world, gap);
+    Comm& comm = gap > 0 ? static_cast<Comm&>(gapped) : world;
+    const int p = comm.size();
+    const int me = comm.rank();
+    const int root = o.root >= 0 ? o.root : p / 2;
+    check_rank(comm, root, "--root");
+    const CollectiveOptions copts{};
+    std::vector<double> mine;
+    const GatherFn gather = Registry::instance().gather(regular);
+    const ScatterFn scatter = Registry::instance().scatter(regular);
+    const AllreduceFn allreduce = Registry::instance().allreduce(allreduce_name);
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const Job& job = jobs[j];
+      const std::vector<int> counts = irregular_counts(job.problem, p, job.block, o.rho, o.seed);
+      std::vector<int> displs(counts.size(), 0);
+      std::int64_t total = 0;
+      for (std::size_t i = 0; i < counts.size(); ++i) {
+        displs[i] = static_cast<int>(total);
+        total += counts[i];
+      }
+      const int largest = *std::max_element(counts.begin(), counts.end());
+      sizes[j] = {total, largest};
+      const int count = counts[static_cast<std::size_t>(me)];
+      const bool gatherv = job.collective == "gatherv";
+      std::vector<std::int32_t> own(static_cast<std::size_t>(count));
+      for (std::size_t k = 0; k < own.size(); ++k) own[k] = value_of(me, k);
+      // The root's full vector (gatherv: received, scatterv: sent).
+      std::vector<std::int32_t> all(me == root ? static_cast<std::size_t>(total) : 0);
+      if (!gatherv && me == root) {
+        for (int r = 0; r < p; ++r) {
+          for (int k = 0; k < counts[static_cast<std::size_t>(r)]; ++k) {
+            all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + k)] =
+                value_of(r, static_cast<std::size_t>(k));
+          }
+        }
+      }
+      std::vector<std::int32_t> got(gatherv ? 0 : static_cast<std::size_t>(count));
+      std::function<void()> call;
+      std::function<void()> verify;
+      // GL2's right-hand side: the application agrees on the largest block and pads; its
+      // buffers are laid out for that already (no copies, as the guideline assumes).
+      std::vector<std::int32_t> padded_own;
+      std::vector<std::int32_t> padded_all;
+      if (job.name == "gl2" || job.name == "regular") {
+        padded_own.assign(static_cast<std::size_t>(largest), 0);
+        if (me == root) padded_all.assign(static_cast<std::size_t>(largest) * static_cast<std::size_t>(p), 0);
+        const bool with_allreduce = job.name == "gl2";
+        const auto n = static_cast<std::size_t>(largest);
+        call = [&, with_allreduce, n, gatherv] {
+          if (with_allreduce) {
+            const std::int64_t m = count;
+            std::int64_t agreed = 0;
+            allreduce(comm, &m, &agreed, 1, DataType::int64, ReduceOp::max(), copts);
+          }
+          if (gatherv) {
+            gather(comm, padded_own.data(), padded_all.data(), n, DataType::int32, root, copts);
+          } else {
+            scatter(comm, padded_all.data(), padded_own.data(), n, DataType::int32, root, copts);
+          }
+        };
+      } else if (gatherv) {
+        const GathervFn fn = Registry::instance().gatherv(job.name);
+        call = [&, fn] { fn(comm, own.data(), count, all.data(), counts, displs, DataType::int32, root, copts); };
+        if (o.check && me == root) {
+          verify = [&] {
+            for (int r = 0; r < p; ++r) {
+              for (int k = 0; k < counts[static_cast<std::size_t>(r)]; ++k) {
+                if (all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + k)] !=
+                    value_of(r, static_cast<std::size_t>(k))) {
+                  throw Error("irregular: gatherv " + job.name + " gave a wrong element (" + job.problem + ", b " +
+                              std::to_string(job.block) + ", block of rank " + std::to_string(r) + ")");
+                }
+              }
+            }
+          };
+        }
+      } else {
+        const ScattervFn fn = Registry::instance().scatterv(job.name);
+        call = [&, fn] { fn(comm, all.data(), counts, displs, got.data(), count, DataType::int32, root, copts); };
+        if (o.check) {
+          verify = [&] {
+            if (got != own) {
+              throw Error("irregular: scatterv " + job.name + " gave rank " + std::to_string(me) + " a wrong block (" +
+                          job.problem + ", b " + std::to_string(job.block) + ")");
+            }
+          };
+        }
+      }
+      const std::vector<double> t = measure(comm, warmup, repetitions, call, verify);
+      mine.insert(mine.end(), t.begin(), t.end());
+    }
+    // Every rank's durations to rank 0, which keeps the slowest rank's per call.
+    const std::size_t n = mine.size();
+    if (me == 0) {
+      procs = p;
+      std::vector<double> worst = mine;
+      std::vector<double> theirs(n);
+      for (int r = 1; r < p; ++r) {
+        comm.recv(r, tag_times, theirs.data(), n * sizeof(double));
+        for (std::size_t k = 0; k < n; ++k) worst[k] = std::max(worst[k], theirs[k]);
+      }
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        const auto first = worst.begin() + static_cast<std::ptrdiff_t>(j * static_cast<std::size_t>(repetitions));
+        slowest[j].assign(first, first + repetitions);
+      }
+    } else {
+      comm.send(0, tag_times, mine.data(), n * sizeof(double));
+    }
+  });
+
+  Report report;
+  report.experiment = "irregular";
+  const auto join = [](const auto& v) {
+    std::ostringstream os;
+    for (std::size_t i = 0; i < v.size(); ++i) os << (i ? "," : "") << v[i];
+    return os.str();
+  };
+  report.metadata = {{"problems", join(o.problems)},
+                     {"block_sizes", join(o.block_sizes)},
+                     {"algorithms", join(algorithms)},
+                     {"regular", regular},
+                     {"allreduce", allreduce_name},
+                     {"warmup", std::to_string(warmup)},
+                     {"repetitions", std::to_string(repetitions)},
+                     {"rho", exact(o.rho)},
+                     {"seed", std::to_string(o.seed)},
+                     {"gl_slack", exact(o.gl_slack)},
+                     {"message_gap_s", exact(gap)},
+                     {"backend", b.backend},
+                     {"platform", platform_label(b)}};
+  if (procs == 0) return report;  // not the printing process of an mpi job
+  report.metadata.emplace_back("procs", std::to_string(procs));
+  report.metadata.emplace_back("root", std::to_string(o.root >= 0 ? o.root : procs / 2));
+
+  const auto min_of = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
+  const auto mean_of = [](const std::vector<double>& v) {
+    return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  };
+  // (collective, problem, block) -> job index of gl2 / regular.
+  std::map<std::tuple<std::string, std::string, int>, std::size_t> gl2_of;
+  std::map<std::tuple<std::string, std::string, int>, std::size_t> regular_of;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const auto key = std::make_tuple(jobs[j].collective, jobs[j].problem, jobs[j].block);
+    if (jobs[j].name == "gl2") gl2_of[key] = j;
+    if (jobs[j].name == "regular") regular_of[key] = j;
+  }
+  std::map<std::string, std::pair<int, int>> gl2_count;  // "collective algorithm" -> (violations, cases)
+  const double scale = o.table ? 1e6 : 1.0;
+  const std::string unit = o.table ? "_us" : "_s";
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const Job& job = jobs[j];
+    if (job.problem == "zeros") {
+      report.metadata.emplace_back("construction_" + job.collective + "_s", exact(min_of(slowest[j])));
+      continue;
+    }
+    if (job.name == "regular") continue;
+    const auto key = std::make_tuple(job.collective, job.problem, job.block);
+    const double mn = min_of(slowest[j]);
+    const double gl2 = min_of(slowest[gl2_of.at(key)]);
+    const double reg = min_of(slowest[regular_of.at(key)]);
+    Row row;
+    row.set("collective", job.collective)
+        .set("problem", job.problem)
+        .set("block", std::int64_t{job.block})
+        .set("algorithm", job.name)
+        .set("procs", std::int64_t{procs})
+        .set("min" + unit, mn * scale)
+        .set("mean" + unit, mean_of(slowest[j]) * scale)
+        .set("total", sizes[j].first)
+        .set("max_block", std::int64_t{sizes[j].second})
+        .set("gl2" + unit, gl2 * scale)
+        .set("gl2_ratio", mn / gl2)
+        .set("regular" + unit, reg * scale);
+    std::string gl2_mark = "-";
+    std::string gl1_mark = "-";
+    if (job.name != "gl2") {
+      const bool ok = mn <= gl2 * (1 + o.gl_slack);
+      gl2_mark = ok ? "ok" : (o.table ? "VIOLATED x" + std::to_string(mn / gl2).substr(0, 4) : "violated");
+      auto& [bad, cases] = gl2_count[job.collective + " " + job.name];
+      bad += ok ? 0 : 1;
+      cases += 1;
+      if (job.problem == "same")
+        gl1_mark = reg <= mn * (1 + o.gl_slack) ? "ok" : (o.table ? "VIOLATED (regular slower)" : "violated");
+    }
+    row.set("gl2", gl2_mark).set("gl1", gl1_mark);
+    report.rows.push_back(std::move(row));
+    if (job.name == "traff" && job.problem == "two" && job.block == 1) {
+      report.metadata.emplace_back("two_blocks_b1_traff_" + job.collective + "_s", exact(mn));
+    }
+  }
+  for (const auto& [name, count] : gl2_count) {
+    std::string key = name;
+    std::replace(key.begin(), key.end(), ' ', '_');
+    report.metadata.emplace_back("gl2_violations_" + key,
+                                 std::to_string(count.first) + "/" + std::to_string(count.second));
+  }
+  return report;
+}
+
+}  // namespace ragged::bench
