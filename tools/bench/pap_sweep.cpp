@@ -161,13 +161,15 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
   Report raw;
   raw.experiment = "pap";
   std::size_t done = 0;
-  bool printing = true;
+  // Under mpirun every process runs the sweep; only the printing one (it gets results) draws
+  // the bar, from its first cell on.
+  bool printing = backend.backend != "mpi";
   for (int p : sweep.procs) {
     for (std::uint64_t size : sweep.sizes) {
       std::map<std::string, double> flat_run;
       for (double delay : sweep.delays) {
         const std::string what = "P=" + std::to_string(p) + " " + size_label(size) + " " + delay_label(delay) + "ms";
-        bar.show(done, what);
+        if (printing) bar.show(done, what);
         PapOptions o = base;
         o.size = size;
         o.max_delay_s = delay;
@@ -177,10 +179,8 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
         if (backend.backend == "mpi") b.procs = 0;  // the job's size
         const PapResult result = measure_pap(o, b);
         ++done;
-        if (result.procs == 0) {
-          printing = false;
-          continue;
-        }
+        printing = result.procs != 0;
+        if (!printing) continue;
         Cell cell;
         cell.procs = p;
         cell.size = size;
@@ -205,8 +205,8 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
       }
     }
   }
-  bar.show(done, "done");
   if (!printing) return Report{};
+  bar.show(done, "done");
 
   Report report;
   report.experiment = "pap-sweep";
