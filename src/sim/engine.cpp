@@ -102,6 +102,7 @@ EngineState& ensure_engine(const Config& config) {
 #endif
     args.insert(args.end(), config.simgrid_args.begin(), config.simgrid_args.end());
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
@@ -144,7 +145,7 @@ std::vector<std::string> shipped_platforms() {
 }
 
 std::string platform_path(std::string_view name_or_path) {
-  const std::string name(name_or_path);
+  std::string name(name_or_path);
   const auto shipped = shipped_platforms();
   if (std::find(shipped.begin(), shipped.end(), name) != shipped.end()) {
     for (const char* dir : {RAGGED_PLATFORM_DIR, RAGGED_PLATFORM_INSTALL_DIR}) {
@@ -181,6 +182,7 @@ void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
   EngineState& st = ensure_engine(config);
 
   std::vector<sg4::Host*> rank_hosts;
+  rank_hosts.reserve(static_cast<std::size_t>(config.procs));
   for (int r = 0; r < config.procs; ++r) rank_hosts.push_back(st.hosts[static_cast<std::size_t>(r) % st.hosts.size()]);
   detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock());
   detail::g_world = &world;

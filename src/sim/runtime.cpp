@@ -75,7 +75,7 @@ class SimConditionVariable final : public ConditionVariable {
 
  private:
   struct Waiter {
-    ActorCtl* actor;
+    ActorCtl* actor = nullptr;
     bool notified = false;
   };
 

@@ -166,7 +166,7 @@ void World::throw_if_aborting() const {
   if (aborting_) throw Aborted(abort_reason_);
 }
 
-void World::fail(std::exception_ptr error) {
+void World::fail(const std::exception_ptr& error) {
   if (!first_error_) first_error_ = error;
   abort_run(what_of(error));
 }

@@ -154,7 +154,7 @@ class World {
   [[nodiscard]] bool aborting() const { return aborting_; }
   void throw_if_aborting() const;
   /// Records a failure (the first one is rethrown by run()) and abandons the run.
-  void fail(std::exception_ptr error);
+  void fail(const std::exception_ptr& error);
   [[nodiscard]] std::exception_ptr first_error() const { return first_error_; }
   /// SimGrid detected a deadlock that the bookkeeping did not see and is killing every actor.
   void on_simgrid_deadlock();

@@ -146,6 +146,7 @@ void same_tag_in_order(Comm& comm) {
   if (r == p - 1) {
     std::vector<std::int64_t> got(total, -1);
     std::vector<Request> reqs;
+    reqs.reserve(total);
     for (int i = 0; i < early; ++i) {
       reqs.push_back(comm.irecv(0, 7, &got[static_cast<std::size_t>(i)], sizeof(std::int64_t)));
     }
@@ -333,13 +334,13 @@ void all_pairs(Comm& comm) {
   }
   for (int k = 0; k < p; ++k) {
     const int peer = (r + k) % p;
-    out[static_cast<std::size_t>(peer)] = pattern_bytes(r, peer, static_cast<std::size_t>(8 + peer));
+    out[static_cast<std::size_t>(peer)] = pattern_bytes(r, peer, 8 + static_cast<std::size_t>(peer));
     reqs.push_back(comm.isend(peer, 30 + r % 3, out[static_cast<std::size_t>(peer)].data(),
                               out[static_cast<std::size_t>(peer)].size()));
   }
   comm.wait_all(reqs);
   for (int s = 0; s < p; ++s)
-    RAGGED_CHECK(is_pattern(in[static_cast<std::size_t>(s)], static_cast<std::size_t>(8 + r), s, r));
+    RAGGED_CHECK(is_pattern(in[static_cast<std::size_t>(s)], 8 + static_cast<std::size_t>(r), s, r));
 }
 
 // sendrecv exchanges with both neighbours at once, without deadlock.
