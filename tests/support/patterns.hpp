@@ -24,12 +24,21 @@ inline std::int64_t reduced(OpKind kind, int procs, std::size_t index) {
   for (int r = 1; r < procs; ++r) {
     const std::int64_t v = pattern(r, index);
     switch (kind) {
-      case OpKind::sum: acc += v; break;
+      case OpKind::sum:
+        acc += v;
+        break;
       // products are taken modulo nothing: keep them small by using (v % 2) + 1 in prod tests
-      case OpKind::prod: acc *= v; break;
-      case OpKind::min: acc = std::min(acc, v); break;
-      case OpKind::max: acc = std::max(acc, v); break;
-      case OpKind::custom: break;
+      case OpKind::prod:
+        acc *= v;
+        break;
+      case OpKind::min:
+        acc = std::min(acc, v);
+        break;
+      case OpKind::max:
+        acc = std::max(acc, v);
+        break;
+      case OpKind::custom:
+        break;
     }
   }
   return acc;
@@ -42,13 +51,17 @@ std::vector<std::byte> make_buffer(DataType type, std::size_t count, F f) {
   for (std::size_t i = 0; i < count; ++i) {
     const std::int64_t v = f(i);
     switch (type) {
-      case DataType::byte: out[i] = static_cast<std::byte>(v & 0xff); break;
+      case DataType::byte:
+        out[i] = static_cast<std::byte>(v & 0xff);
+        break;
       case DataType::int32: {
         const auto x = static_cast<std::int32_t>(v);
         std::memcpy(out.data() + i * 4, &x, 4);
         break;
       }
-      case DataType::int64: std::memcpy(out.data() + i * 8, &v, 8); break;
+      case DataType::int64:
+        std::memcpy(out.data() + i * 8, &v, 8);
+        break;
       case DataType::float32: {
         const auto x = static_cast<float>(v);
         std::memcpy(out.data() + i * 4, &x, 4);
@@ -67,7 +80,8 @@ std::vector<std::byte> make_buffer(DataType type, std::size_t count, F f) {
 /// Element `i` of a typed buffer, as an integer (exact for the values these tests use).
 inline std::int64_t element(const std::vector<std::byte>& buf, DataType type, std::size_t i) {
   switch (type) {
-    case DataType::byte: return static_cast<std::int64_t>(buf[i]);
+    case DataType::byte:
+      return static_cast<std::int64_t>(buf[i]);
     case DataType::int32: {
       std::int32_t x;
       std::memcpy(&x, buf.data() + i * 4, 4);
