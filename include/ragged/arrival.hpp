@@ -88,6 +88,10 @@ class ArrivalSnapshot {
   /// latency (on rank 0's clock). No rank can act on the snapshot before, so BDR counts an
   /// earlier arrival as this time. The lowest double for snapshots built by hand (known ahead).
   [[nodiscard]] double known_at() const { return known_at_; }
+  /// Whether the pattern is balanced for blocks of `block_bytes` (seed 000 §2: omega < tau),
+  /// with arrivals before known_at() counted as known_at(). False when the link model is
+  /// unknown. BDR and BGD then run as the ring, BSLB runs the ring and BSLS skips its background.
+  [[nodiscard]] bool balanced(std::size_t block_bytes) const;
   /// Internal: background work of the agent (null for snapshots built by hand).
   [[nodiscard]] const std::shared_ptr<internal::BackgroundSlot>& background() const { return background_; }
 
@@ -205,6 +209,7 @@ LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_
 // they still give exact results (BDR runs as the ring, BSLS/SLS serve the ranks
 // in rank order). docs/algorithms/{bdr,bsls,sls,bslb}.md.
 void allgather_bdr(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&);     // "bdr"
+void allgather_bgd(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&);     // "bgd"
 void allgather_bslb(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&);    // "bslb"
 void gather_bsls(Comm&, const void*, void*, std::size_t, DataType, int, const CollectiveOptions&);  // "bsls"
 void gather_sls(Comm&, const void*, void*, std::size_t, DataType, int, const CollectiveOptions&);   // "sls"

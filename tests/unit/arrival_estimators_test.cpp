@@ -67,6 +67,19 @@ TEST(ArrivalSnapshot, ValuesAndChecks) {
   EXPECT_EQ(flat->source(4), ArrivalSource::estimated);
 }
 
+// Seed 000 §2: balanced when omega < tau; arrivals before known_at count as known_at; an
+// unknown link model never calls a pattern balanced.
+TEST(ArrivalSnapshots, BalancedMeansOmegaBelowTau) {
+  const LinkModel link{1e-3, 1e-6};  // tau(1000 bytes) = 2 ms
+  EXPECT_TRUE(ArrivalSnapshot({0.0, 1.9e-3, 1.0e-3}, link).balanced(1000));
+  EXPECT_FALSE(ArrivalSnapshot({0.0, 2.0e-3, 1.0e-3}, link).balanced(1000));
+  EXPECT_TRUE(ArrivalSnapshot({0.0, 2.0e-3, 1.0e-3}, link).balanced(1001));  // a longer tau
+  EXPECT_FALSE(ArrivalSnapshot({0.0, 0.0}, LinkModel{}).balanced(1000));
+  // Known only at 5 ms: 0 and 6 ms count as 5 and 6 ms.
+  EXPECT_TRUE(ArrivalSnapshot({0.0, 6e-3}, link, 0, {}, 5e-3, nullptr).balanced(1000));
+  EXPECT_FALSE(ArrivalSnapshot({0.0, 8e-3}, link, 0, {}, 5e-3, nullptr).balanced(1000));
+}
+
 TEST(ArrivalPlans, WhichBackgroundACallAsksFor) {
   using internal::BackgroundKind;
   using internal::plan_key;
@@ -77,6 +90,8 @@ TEST(ArrivalPlans, WhichBackgroundACallAsksFor) {
   EXPECT_EQ(plan_key(Collective::gather, "bsls", 400, 3).root, 3);
   // A BSLB allgather and a BSLS gather at 0 of the same block run the same background part.
   EXPECT_EQ(plan_key(Collective::allgather, "bslb", 400, 0), plan_key(Collective::gather, "bsls", 400, 0));
+  EXPECT_EQ(plan_key(Collective::allgather, "bgd", 400, 3).kind, BackgroundKind::bgd);
+  EXPECT_EQ(plan_key(Collective::allgather, "bgd", 400, 3).root, 0);
   EXPECT_EQ(plan_key(Collective::gather, "sls", 400, 0).kind, BackgroundKind::none);
   EXPECT_EQ(plan_key(Collective::allgather, "ring", 400, 0), internal::PlanKey{});
   EXPECT_FALSE(plan_key(Collective::allgather, "bdr", 0, 0).runnable());
@@ -87,7 +102,7 @@ TEST(ArrivalPlans, WhichBackgroundACallAsksFor) {
 
 TEST(ArrivalPlans, RegisteredWithTheirRestriction) {
   const Registry& r = Registry::instance();
-  for (const char* name : {"bdr", "bslb"}) {
+  for (const char* name : {"bdr", "bgd", "bslb"}) {
     ASSERT_TRUE(r.contains(Collective::allgather, name)) << name;
     EXPECT_TRUE(r.find(Collective::allgather, name).restrictions.needs_arrival) << name;
   }

@@ -22,6 +22,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -31,7 +32,7 @@
 namespace ragged::internal {
 
 /// Which background part a plan asks for.
-enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2 };
+enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2, bgd = 3 };
 
 /// A plan as the ranks agree on it: the kind of background part, the block size, the root.
 struct PlanKey {
@@ -43,11 +44,17 @@ struct PlanKey {
   [[nodiscard]] bool runnable() const { return kind != BackgroundKind::none && block_bytes != 0; }
 };
 
-/// allgather "bdr" -> bdr; allgather "bslb" -> bsls at root 0; gather "bsls" -> bsls; else none.
+/// allgather "bdr" -> bdr; allgather "bgd" -> bgd; allgather "bslb" -> bsls at root 0; gather "bsls" -> bsls; else
+/// none.
 PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t block_bytes, int root);
 inline PlanKey plan_key(const PlannedCall& call) {
   return plan_key(call.collective, call.algorithm, call.count * size_of(call.type), call.root);
 }
+
+/// Seed 000 §2: omega < tau, arrivals before `known_at` counted as `known_at`; false for an
+/// unknown link model (ArrivalSnapshot::balanced).
+bool balanced_pattern(std::span<const double> arrivals, double known_at, const LinkModel& link,
+                      std::size_t block_bytes);
 
 /// Thrown inside a background part when the foreground cancelled it.
 struct BackgroundCancelled {};
@@ -126,6 +133,9 @@ int arrival_tag(const CollectiveOptions& options, const PlanKey& call, int plann
 
 /// BDR (allgather_bdr.cpp): receives every step of this rank's program before its first send.
 void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+/// BGD (allgather_bgd.cpp): every step of this rank's program before its first send of its own
+/// segment (receives and forwards).
+void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
 /// BSLS (gather_bsls.cpp): the root's loop over the other ranks in estimated arrival order.
 void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
 

@@ -335,6 +335,11 @@ class Agent final : public internal::BackgroundContext {
       if (!(plan_of(p.records[r]) == agreed)) agreed = internal::PlanKey{};
     }
     if (!agreed.runnable() || agreed.root < 0 || agreed.root >= procs_) agreed = internal::PlanKey{};
+    // On a balanced pattern BSLB runs the ring and BSLS serves in the foreground: no background.
+    if (agreed.kind == internal::BackgroundKind::bsls &&
+        internal::balanced_pattern(arrivals, last_published + st_->link.alpha, st_->link, agreed.block_bytes)) {
+      agreed = internal::PlanKey{};
+    }
     auto slot = std::make_shared<internal::BackgroundSlot>(st_->rt, agreed);
     const std::weak_ptr<Monitor::State> weak = st_;
     slot->doorbell = [weak] {
@@ -355,6 +360,7 @@ class Agent final : public internal::BackgroundContext {
       st_->changed->notify_all();
     }
     const bool takes_part = agreed.kind == internal::BackgroundKind::bdr ||
+                            agreed.kind == internal::BackgroundKind::bgd ||
                             (agreed.kind == internal::BackgroundKind::bsls && agreed.root == me_);
     if (takes_part) to_run_.emplace_back(std::move(snapshot), std::move(slot));
   }
@@ -370,6 +376,9 @@ class Agent final : public internal::BackgroundContext {
       switch (slot->agreed().kind) {
         case internal::BackgroundKind::bdr:
           internal::bdr_background(comm_, *snapshot, *slot, *this);
+          break;
+        case internal::BackgroundKind::bgd:
+          internal::bgd_background(comm_, *snapshot, *slot, *this);
           break;
         case internal::BackgroundKind::bsls:
           internal::bsls_background(comm_, *snapshot, *slot, *this);

@@ -54,6 +54,10 @@ ArrivalSnapshot::ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, s
   }
 }
 
+bool ArrivalSnapshot::balanced(std::size_t block_bytes) const {
+  return internal::balanced_pattern(arrivals_, known_at_, link_, block_bytes);
+}
+
 std::shared_ptr<const ArrivalSnapshot> ArrivalSnapshot::flat(int procs, LinkModel link) {
   if (procs <= 0) throw InvalidArgument("procs", "must be positive");
   return std::make_shared<const ArrivalSnapshot>(std::vector<double>(static_cast<std::size_t>(procs), 0.0), link);
@@ -97,11 +101,26 @@ namespace internal {
 
 // ------------------------------------------------------------------ plans
 
+bool balanced_pattern(std::span<const double> arrivals, double known_at, const LinkModel& link,
+                      std::size_t block_bytes) {
+  if (!link.known() || arrivals.empty()) return false;
+  double first = std::numeric_limits<double>::infinity();
+  double last = -std::numeric_limits<double>::infinity();
+  for (double a : arrivals) {
+    const double effective = std::max(a, known_at);
+    first = std::min(first, effective);
+    last = std::max(last, effective);
+  }
+  return last - first < link.tau(block_bytes);
+}
+
 PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t block_bytes, int root) {
   PlanKey key;
   key.block_bytes = block_bytes;
   if (collective == Collective::allgather && algorithm == "bdr") {
     key.kind = BackgroundKind::bdr;
+  } else if (collective == Collective::allgather && algorithm == "bgd") {
+    key.kind = BackgroundKind::bgd;
   } else if (collective == Collective::allgather && algorithm == "bslb") {
     key.kind = BackgroundKind::bsls;
   } else if (collective == Collective::gather && algorithm == "bsls") {
