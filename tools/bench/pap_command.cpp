@@ -28,7 +28,7 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   auto t = std::make_shared<Text>();
   cmd->add_option("--collective", t->pap.collective, "allgather or allreduce")->capture_default_str();
   cmd->add_option("--algorithms", t->algorithms,
-                  "comma-separated algorithm names (arrival-aware ones, e.g. bdr and bslb, get the monitor calls)")
+                  "comma-separated algorithm names (arrival-aware ones, e.g. bdr, bgd and bslb, get the monitor calls)")
       ->capture_default_str();
   cmd->add_option("--size", t->size, "total vector in floats (K/Ki = 1024, M/Mi = 2^20)")->capture_default_str();
   cmd->add_option("--max-delay", t->max_delay, "maximum injected arrival delay (e.g. 5ms)")->capture_default_str();
