@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,11 @@ struct Config {
   int procs = 4;
   /// Extra SimGrid options ("--cfg=..." or "--log=..."), applied when the engine is created.
   std::vector<std::string> simgrid_args;
+  /// LogGP's per-message gap g in seconds, for this run only: every rank starts its
+  /// messages at least g apart and completes the messages it receives at least g apart.
+  /// Unset: the platform's own (the property ragged/message_gap of its outermost zone,
+  /// 0 when it has none). Must be finite and >= 0. See docs/backends/sim.md.
+  std::optional<double> message_gap;
 };
 
 /// Simulates `procs` ranks, each running `rank_main(comm)`, and returns when every
@@ -44,5 +50,9 @@ struct Placement {
   std::vector<std::string> zone;
 };
 [[nodiscard]] Placement placement(const Config& config);
+
+/// The per-message gap (seconds) a run with `config` gets: config.message_gap when set,
+/// otherwise the platform's ragged/message_gap (0 when the platform declares none).
+[[nodiscard]] double message_gap(const Config& config);
 
 }  // namespace ragged::sim

@@ -107,6 +107,7 @@ Request SimComm::post_send(int dest, int tag, const void* data, std::size_t byte
   m->tag = tag;
   m->send_data = data;
   m->bytes = bytes;
+  m->start_at = world_.book_send(rank_);
   world_.post(m);
   return Request(std::make_unique<SimRequest>(world_, std::move(m)));
 }

@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <simgrid/s4u.hpp>
 #include <sstream>
 #include <string>
@@ -72,7 +75,35 @@ struct EngineState {
   std::string platform;  // canonical path of the loaded platform
   std::vector<sg4::Host*> hosts;
   std::vector<std::string> args;  // the simgrid_args the engine was created with
+  double message_gap = 0;         // the platform's ragged/message_gap, in seconds
+  std::string message_gap_error;  // why the platform's ragged/message_gap is unusable
 };
+
+/// The zone property through which a platform declares LogGP's per-message gap.
+constexpr const char* message_gap_property = "ragged/message_gap";
+
+/// A duration as SimGrid's platform files write them: a number and a unit (s, ms, us, ns,
+/// ps; none: seconds). Empty when `text` is not one, or is negative or not finite.
+std::optional<double> parse_duration(const std::string& text) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  if (end == begin || !std::isfinite(value) || value < 0) return std::nullopt;
+  std::string unit(end);
+  unit.erase(0, std::min(unit.find_first_not_of(' '), unit.size()));
+  if (unit.empty() || unit == "s") return value;
+  if (unit == "ms") return value * 1e-3;
+  if (unit == "us") return value * 1e-6;
+  if (unit == "ns") return value * 1e-9;
+  if (unit == "ps") return value * 1e-12;
+  return std::nullopt;
+}
+
+void check_gap(double gap) {
+  if (!std::isfinite(gap) || gap < 0) {
+    throw InvalidArgument("message_gap", "must be a finite value >= 0, got " + std::to_string(gap));
+  }
+}
 
 EngineState& engine_state() {
   static EngineState state;
@@ -117,7 +148,15 @@ EngineState& ensure_engine(const Config& config) {
     std::sort(st.hosts.begin(), st.hosts.end(),
               [](const sg4::Host* a, const sg4::Host* b) { return natural_less(a->get_name(), b->get_name()); });
     if (st.hosts.empty()) throw InvalidArgument("platform", "platform " + path + " has no host");
-    return st;
+    // Read once; a malformed value fails this run and every later one.
+    if (const char* gap = st.engine->get_netzone_root()->get_property(message_gap_property); gap != nullptr) {
+      if (const std::optional<double> g = parse_duration(gap)) {
+        st.message_gap = *g;
+      } else {
+        st.message_gap_error = path + ": " + message_gap_property + " is '" + gap +
+                               "', expected a duration >= 0 such as 0.5us (units s, ms, us, ns, ps)";
+      }
+    }
   }
   if (path != st.platform) {
     throw InvalidArgument("platform", "this process already simulates " + st.platform +
@@ -135,6 +174,7 @@ EngineState& ensure_engine(const Config& config) {
       }
     }
   }
+  if (!st.message_gap_error.empty()) throw InvalidArgument("platform", st.message_gap_error);
   return st;
 }
 
@@ -175,16 +215,26 @@ Placement placement(const Config& config) {
   return out;
 }
 
+double message_gap(const Config& config) {
+  if (config.message_gap) {
+    check_gap(*config.message_gap);
+    return *config.message_gap;
+  }
+  return ensure_engine(config).message_gap;
+}
+
 void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
   if (detail::g_world != nullptr) throw Error("sim::run: called from inside a running simulation");
   if (config.procs < 1) throw InvalidArgument("procs", "must be >= 1, got " + std::to_string(config.procs));
   if (!rank_main) throw InvalidArgument("rank_main", "empty function");
+  if (config.message_gap) check_gap(*config.message_gap);
   EngineState& st = ensure_engine(config);
 
   std::vector<sg4::Host*> rank_hosts;
   rank_hosts.reserve(static_cast<std::size_t>(config.procs));
   for (int r = 0; r < config.procs; ++r) rank_hosts.push_back(st.hosts[static_cast<std::size_t>(r) % st.hosts.size()]);
-  detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock());
+  detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock(),
+                      config.message_gap.value_or(st.message_gap));
   detail::g_world = &world;
   struct Reset {
     ~Reset() { detail::g_world = nullptr; }

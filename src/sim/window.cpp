@@ -53,7 +53,7 @@ class SimWindow final : public Window {
     World* world = &world_;
     std::shared_ptr<WindowGroup> group = group_;
     const int origin = rank_;
-    world_.transfer(rank_, world_.host_of(rank_), world_.host_of(target), size,
+    world_.transfer(rank_, target, size, world_.book_send(rank_),
                     [world, group, origin, target, offset, payload, id, value] {
                       WindowPart& to = group->parts[static_cast<std::size_t>(target)];
                       if (!payload->empty()) std::memcpy(to.memory.data() + offset, payload->data(), payload->size());

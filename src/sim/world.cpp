@@ -44,10 +44,13 @@ std::string describe_message(const Message& m) {
 
 double quantize(double seconds) { return std::nearbyint(seconds * 1e9) / 1e9; }
 
-World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock)
+World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap)
     : procs_(procs),
       rank_hosts_(std::move(rank_hosts)),
       start_clock_(start_clock),
+      gap_(message_gap),
+      next_send_(static_cast<std::size_t>(procs), 0.0),
+      next_recv_(static_cast<std::size_t>(procs), 0.0),
       queues_(static_cast<std::size_t>(procs)),
       windows_created_(static_cast<std::size_t>(procs), 0) {
   comms_.reserve(static_cast<std::size_t>(procs));
@@ -233,7 +236,17 @@ bool World::route_is_empty(sg4::Host* host) {
   return empty;
 }
 
-void World::transfer(int /*rank*/, sg4::Host* from, sg4::Host* to, std::size_t bytes, std::function<void()> done) {
+double World::book(std::vector<double>& next, int rank) {
+  double& slot = next[static_cast<std::size_t>(rank)];
+  const double at = std::max(sg4::Engine::get_clock(), slot);
+  slot = at + gap_;
+  return at;
+}
+
+void World::transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
+                     std::function<void()> arrived) {
+  sg4::Host* from = host_of(sender);
+  sg4::Host* to = host_of(receiver);
   if (from == to && route_is_empty(from)) {
     done();
     return;
@@ -251,6 +264,9 @@ void World::transfer(int /*rank*/, sg4::Host* from, sg4::Host* to, std::size_t b
   worker->from = from;
   worker->to = to;
   worker->bytes = bytes;
+  worker->receiver = receiver;
+  worker->start_at = start_at;
+  worker->arrived = std::move(arrived);
   worker->done = std::move(done);
   ++live_;  // a busy worker is live: it will complete its transfer without help
   if (fresh) {
@@ -265,9 +281,20 @@ void World::run_worker(TransferWorker& worker) {
   for (;;) {
     worker.sem->acquire();
     try {
+      // The sender's gap: wait for the slot booked when the message was posted.
+      if (const double wait = worker.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
       sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(worker.bytes));
+      std::function<void()> arrived = std::move(worker.arrived);
       std::function<void()> done = std::move(worker.done);
+      worker.arrived = nullptr;
       worker.done = nullptr;
+      // The receiver's gap: booked in arrival order.
+      if (gap_ > 0) {
+        if (const double wait = book(next_recv_, worker.receiver) - sg4::Engine::get_clock(); wait > 0) {
+          if (arrived) arrived();
+          sg4::this_actor::sleep_for(wait);
+        }
+      }
       done();
     } catch (const simgrid::ForcefulKillException&) {
       throw;
@@ -331,12 +358,19 @@ void World::match(const MessagePtr& send, const MessagePtr& recv) {
   recv->sent_bytes = send->bytes;
   recv->status = Status{send->owner, send->tag, n};
   send->status = Status{};
-  transfer(send->owner, host_of(send->owner), host_of(recv->owner), send->bytes, [this, send, recv] {
-    send->complete = true;
-    recv->complete = true;
-    wake_all(send->waiters);
-    wake_all(recv->waiters);
-  });
+  transfer(
+      send->owner, recv->owner, send->bytes, send->start_at,
+      [this, send, recv] {
+        send->complete = true;
+        recv->complete = true;
+        wake_all(send->waiters);
+        wake_all(recv->waiters);
+      },
+      // The receiver's gap holds the receive back; the send is complete once its bytes arrived.
+      [this, send] {
+        send->complete = true;
+        wake_all(send->waiters);
+      });
 }
 
 // ------------------------------------------------------------------ windows

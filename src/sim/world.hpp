@@ -82,6 +82,7 @@ struct Message {
   bool complete = false;
   bool truncated = false;
   std::size_t sent_bytes = 0;  ///< for a truncated receive: what the sender sent
+  double start_at = 0;         ///< a send's slot (absolute clock) under the sender's message gap
   Status status;
   WaitQueue waiters;
 };
@@ -112,6 +113,9 @@ struct TransferWorker {
   sg4::Host* from = nullptr;
   sg4::Host* to = nullptr;
   std::size_t bytes = 0;
+  int receiver = -1;    ///< the rank the bytes are for
+  double start_at = 0;  ///< absolute clock at which the transfer may start (the sender's gap)
+  std::function<void()> arrived;
   std::function<void()> done;
 };
 
@@ -120,7 +124,8 @@ enum class AbortMode { throw_aborted, keep_waiting };
 
 class World {
  public:
-  World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock);
+  /// `message_gap`: LogGP's per-message gap g in seconds (0: none), see transfer().
+  World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap = 0);
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -128,6 +133,7 @@ class World {
   [[nodiscard]] int procs() const { return procs_; }
   [[nodiscard]] sg4::Host* host_of(int rank) const { return rank_hosts_[static_cast<std::size_t>(rank)]; }
   [[nodiscard]] double start_clock() const { return start_clock_; }
+  [[nodiscard]] double message_gap() const { return gap_; }
   SimComm& comm(int rank) { return *comms_[static_cast<std::size_t>(rank)]; }
 
   // ---------------------------------------------------------------- actors
@@ -161,9 +167,19 @@ class World {
   [[nodiscard]] bool killing() const { return killing_; }
 
   // ---------------------------------------------------------------- transfers
-  /// Simulates moving `bytes` from `from` to `to` and then calls `done` (in an actor on `from`,
-  /// or right away when the platform has no route from a host to itself).
-  void transfer(int rank, sg4::Host* from, sg4::Host* to, std::size_t bytes, std::function<void()> done);
+  /// Simulates moving `bytes` from rank `sender`'s host to rank `receiver`'s and then calls
+  /// `done` (in a transfer actor, or right away when the platform has no route from a host
+  /// to itself). LogGP's message gap g > 0 (docs/backends/sim.md): the transfer starts no
+  /// earlier than `start_at`, the slot book_send() gave the message when it was posted (so a
+  /// rank's messages start at least g apart, in the order it posted them), and the transfers
+  /// a rank receives are done at least g apart, in the order they arrive: transfer k is done
+  /// at max(its arrival, transfer k-1 done + g). When that holds `done` back, `arrived` (if
+  /// any) is called at the arrival. Copies that need no route wait for neither.
+  void transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
+                std::function<void()> arrived = {});
+  /// Books rank `sender`'s next send slot, max(now, previous slot + g), as an absolute clock
+  /// for transfer(); 0 without a gap.
+  double book_send(int sender) { return gap_ > 0 ? book(next_send_, sender) : 0.0; }
 
   // ---------------------------------------------------------------- matching
   /// Posts a send or receive (already validated) and matches it if it can.
@@ -184,9 +200,16 @@ class World {
   [[nodiscard]] bool route_is_empty(sg4::Host* host);
   void run_worker(TransferWorker& worker);
 
+  /// Books the next slot of one rank's sends or receives: max(now, next), and moves next
+  /// a gap beyond it. Returns the absolute clock of the slot.
+  double book(std::vector<double>& next, int rank);
+
   int procs_;
   std::vector<sg4::Host*> rank_hosts_;
   double start_clock_;
+  double gap_;
+  std::vector<double> next_send_;  // per rank: the earliest clock its next transfer may start
+  std::vector<double> next_recv_;  // per rank: the earliest clock its next arrival may be done
   std::vector<std::unique_ptr<SimComm>> comms_;
 
   std::map<aid_t, ActorCtl*> actors_;  // ordered by pid: creation order, deterministic
