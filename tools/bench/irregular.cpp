@@ -12,6 +12,9 @@
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
+#ifdef RAGGED_BENCH_WITH_SIM
+#include "ragged/sim.hpp"
+#endif
 
 namespace ragged::bench {
 
@@ -90,71 +93,28 @@ std::vector<double> measure(Comm& comm, int warmup, int repetitions, const std::
   return out;
 }
 
-// The per-message gap of the LogGP model, on top of the network model: a rank
-// starts its sends at least `gap` apart and processes the receives it completes at
-// least `gap` apart (message k is done at max(its arrival, message k-1 done + gap)).
-// A lone message costs nothing extra (the platform's latency already holds it), but
-// a root that receives p-1 messages at once needs (p-2) gaps more. SimGrid's
-// network alone lets a rank take any number of concurrent messages in one latency,
-// which no MPI library does; the 1-ported model of seed 003 charges each message α.
-class GapComm final : public Comm {
- public:
-  GapComm(Comm& inner, double gap) : inner_(inner), gap_(gap) {}
-  [[nodiscard]] int rank() const override { return inner_.rank(); }
-  [[nodiscard]] int size() const override { return inner_.size(); }
-  [[nodiscard]] Runtime& runtime() override { return inner_.runtime(); }
-  [[nodiscard]] std::string backend() const override { return inner_.backend(); }
-  Request isend(int dest, int tag, const void* data, std::size_t bytes) override {
-    space(next_send_);
-    return inner_.isend(dest, tag, data, bytes);
+/// Runs `rank_main` on every rank. On sim, `message_gap_s` >= 0 overrides the platform's
+/// per-message gap (see docs/backends/sim.md); the gap the run gets is returned (0 on mpi,
+/// where the library's own costs are measured).
+double run_with_gap(const BackendOptions& b, double message_gap_s, const std::function<void(Comm&)>& rank_main) {
+  if (b.backend != "sim" && message_gap_s >= 0) {
+    throw InvalidArgument("--message-gap", "sets the simulated platform's per-message gap; the " + b.backend +
+                                               " backend measures the library's own costs");
   }
-  Request irecv(int source, int tag, void* data, std::size_t capacity) override {
-    return Request(std::make_unique<Received>(inner_.irecv(source, tag, data, capacity), *this));
+#ifdef RAGGED_BENCH_WITH_SIM
+  if (b.backend == "sim") {
+    sim::Config config;
+    config.platform = b.platform;
+    config.procs = b.procs;
+    if (message_gap_s >= 0) config.message_gap = message_gap_s;
+    const double gap = sim::message_gap(config);
+    sim::run(config, rank_main);
+    return gap;
   }
-  std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override {
-    return inner_.create_window(bytes, notifications);
-  }
-
- private:
-  // Waits until `next` (if it is ahead) and books the following slot.
-  void space(double& next) {
-    Runtime& rt = inner_.runtime();
-    const double now = rt.now();
-    if (next > now) rt.sleep_for(next - now);
-    next = std::max(now, next) + gap_;
-  }
-
-  class Received final : public RequestImpl {
-   public:
-    Received(Request inner, GapComm& owner) : inner_(std::move(inner)), owner_(owner) {}
-    bool test() override {
-      if (!inner_.impl()->test()) return false;
-      done();
-      return true;
-    }
-    bool wait_for(Timeout timeout) override {
-      if (!inner_.impl()->wait_for(timeout)) return false;
-      done();
-      return true;
-    }
-    [[nodiscard]] Status status() const override { return inner_.impl()->status(); }
-
-   private:
-    void done() {
-      if (charged_) return;
-      charged_ = true;
-      owner_.space(owner_.next_recv_);
-    }
-    Request inner_;
-    GapComm& owner_;
-    bool charged_ = false;
-  };
-
-  Comm& inner_;
-  double gap_;
-  double next_send_ = 0;
-  double next_recv_ = 0;
-};
+#endif
+  run_ranks(b, rank_main);
+  return 0;
+}
 
 }  // namespace
 
@@ -235,10 +195,7 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
   std::vector<std::vector<double>> slowest(jobs.size());
   std::vector<std::pair<std::int64_t, int>> sizes(jobs.size());  // total elements, largest block
   int procs = 0;
-  const double gap = o.message_gap_s >= 0 ? o.message_gap_s : (sim ? 0.5e-6 : 0.0);
-  run_ranks(b, [&](Comm& world) {
-    GapComm gapped(world, gap);
-    Comm& comm = gap > 0 ? static_cast<Comm&>(gapped) : world;
+  const double gap = run_with_gap(b, o.message_gap_s, [&](Comm& comm) {
     const int p = comm.size();
     const int me = comm.rank();
     const int root = o.root >= 0 ? o.root : p / 2;

@@ -29,8 +29,9 @@ struct IrregularOptions {
   int root = -1;                  ///< -1: floor(p/2) as in §5
   std::string regular_gather;     ///< the regular gather/scatter of GL1/GL2; empty: native on mpi, binomial on sim
   std::string regular_allreduce;  ///< GL2's allreduce; empty: native on mpi, recursive_doubling on sim
-  /// LogGP's per-message gap (seconds) added on top of the network model by a Comm
-  /// decorator, for every algorithm alike; negative: 0.5 us on sim, 0 on mpi.
+  /// sim only: overrides the platform's LogGP per-message gap (seconds), which the sim
+  /// backend applies to every rank's messages; negative: the platform's own (0.5 us on
+  /// infiniband-qdr-560). Rejected on mpi, where the library's own costs are measured.
   double message_gap_s = -1;
   /// A time within this fraction above a guideline's right side still meets it (the
   /// simulator rounds to nanoseconds; the right side is itself a measurement).

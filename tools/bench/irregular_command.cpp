@@ -39,7 +39,8 @@ CLI::App* add_irregular_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd->add_option("--allreduce", t->irregular.regular_allreduce,
                   "allreduce of GL2 (default: native on mpi, recursive_doubling on sim)");
   cmd->add_option("--message-gap", t->message_gap,
-                  "LogGP per-message gap added to every rank's sends and receives (default: 0.5us on sim, 0 on mpi)");
+                  "sim only: LogGP per-message gap of every rank's sends and receives, overriding the "
+                  "platform's (default: the platform's, 0.5us on infiniband-qdr-560)");
   cmd->add_option("--gl-slack", t->irregular.gl_slack,
                   "a time this fraction above a guideline's right side still meets it")
       ->capture_default_str();
