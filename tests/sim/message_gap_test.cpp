@@ -5,6 +5,8 @@
 //
 // One process can load one platform (ctest runs every test in a process of its
 // own); a test whose platform another test of this process loaded first skips.
+// The tests belong to the SimBackend suite so that the sanitizer tier (the asan
+// test preset takes sim.SimBackend.*) runs the gap's code paths too.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -132,7 +134,7 @@ std::vector<double> scatter_one_byte_each(const sim::Config& config) {
   return done;
 }
 
-TEST(MessageGap, PlatformDeclaresItsGap) {
+TEST(SimBackend, MessageGapPlatformDeclaresItsGap) {
   REQUIRE_PLATFORM(gap_platform());
   EXPECT_DOUBLE_EQ(sim::message_gap(on(gap_platform(), 2)), test_gap);
   sim::Config c = on(gap_platform(), 2);
@@ -143,7 +145,7 @@ TEST(MessageGap, PlatformDeclaresItsGap) {
   EXPECT_THROW(sim::run(c, [](Comm&) {}), InvalidArgument);
 }
 
-TEST(MessageGap, RootCompletesItsReceivesAGapApart) {
+TEST(SimBackend, MessageGapRootCompletesItsReceivesAGapApart) {
   REQUIRE_PLATFORM(gap_platform());
   constexpr int k = 9;
   const std::vector<double> done = gather_one_byte_each(on(gap_platform(), k + 1));
@@ -154,7 +156,7 @@ TEST(MessageGap, RootCompletesItsReceivesAGapApart) {
   for (int j = 0; j < k; ++j) EXPECT_NEAR(done[static_cast<std::size_t>(j)], together(k) + j * test_gap, tick) << j;
 }
 
-TEST(MessageGap, LoneMessageIsNotDelayed) {
+TEST(SimBackend, MessageGapLoneMessageIsNotDelayed) {
   REQUIRE_PLATFORM(gap_platform());
   const std::vector<double> done = gather_one_byte_each(on(gap_platform(), 2));
   ASSERT_EQ(done.size(), 1u);
@@ -177,7 +179,7 @@ TEST(MessageGap, LoneMessageIsNotDelayed) {
   EXPECT_NEAR(got[1], 2 * one_byte + 3 * test_gap, tick);
 }
 
-TEST(MessageGap, SenderStartsItsSendsAGapApart) {
+TEST(SimBackend, MessageGapSenderStartsItsSendsAGapApart) {
   REQUIRE_PLATFORM(gap_platform());
   constexpr int k = 6;
   const std::vector<double> done = scatter_one_byte_each(on(gap_platform(), k + 1));
@@ -186,7 +188,7 @@ TEST(MessageGap, SenderStartsItsSendsAGapApart) {
   EXPECT_NEAR(done[0], one_byte + (k - 1) * test_gap, tick);
 }
 
-TEST(MessageGap, SendCompletesWhenItsBytesArriveNotWhenTheReceiverIsDone) {
+TEST(SimBackend, MessageGapSendCompletesWhenItsBytesArriveNotWhenTheReceiverIsDone) {
   REQUIRE_PLATFORM(gap_platform());
   // Ranks 1 and 2 send to rank 0 at once: both bytes arrive together, rank 0 is done with
   // the second a gap later, but both senders are done at the arrival.
@@ -209,7 +211,7 @@ TEST(MessageGap, SendCompletesWhenItsBytesArriveNotWhenTheReceiverIsDone) {
   EXPECT_NEAR(done[2], together(2), tick);
 }
 
-TEST(MessageGap, DaemonsShareTheirRanksGap) {
+TEST(SimBackend, MessageGapDaemonsShareTheirRanksGap) {
   REQUIRE_PLATFORM(gap_platform());
   // Rank 0's main actor and its daemon each send one byte at once, to ranks 1 and 2: one
   // of the two sends starts a gap after the other.
@@ -234,7 +236,7 @@ TEST(MessageGap, DaemonsShareTheirRanksGap) {
   EXPECT_NEAR(receivers[1], one_byte + test_gap, tick);
 }
 
-TEST(MessageGap, ConfigOverridesThePlatform) {
+TEST(SimBackend, MessageGapConfigOverridesThePlatform) {
   REQUIRE_PLATFORM(gap_platform());
   constexpr int k = 5;
   sim::Config c = on(gap_platform(), k + 1);
@@ -249,7 +251,7 @@ TEST(MessageGap, ConfigOverridesThePlatform) {
   EXPECT_NEAR(again.back(), together(k) + (k - 1) * test_gap, tick);
 }
 
-TEST(MessageGap, PlatformWithoutTheGapIsUnchanged) {
+TEST(SimBackend, MessageGapPlatformWithoutTheGapIsUnchanged) {
   REQUIRE_PLATFORM("cluster-1gbe-48");
   constexpr int k = 9;
   EXPECT_EQ(sim::message_gap(on("cluster-1gbe-48", k + 1)), 0.0);
@@ -263,7 +265,7 @@ TEST(MessageGap, PlatformWithoutTheGapIsUnchanged) {
   for (double t : sent) EXPECT_NEAR(t, arrival, tick);
 }
 
-TEST(MessageGap, InfinibandQdr560DeclaresHalfAMicrosecond) {
+TEST(SimBackend, MessageGapInfinibandQdr560DeclaresHalfAMicrosecond) {
   REQUIRE_PLATFORM("infiniband-qdr-560");
   EXPECT_DOUBLE_EQ(sim::message_gap(on("infiniband-qdr-560", 560)), 0.5e-6);
   // Ranks 16..25 (node 1) send one byte each to rank 0 (node 0): 1.7 us, then a gap each.
