@@ -173,7 +173,10 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
         PapOptions o = base;
         o.size = size;
         o.max_delay_s = delay;
-        o.flat_run_time = flat_run;
+        // The maxDelay-0 cell's run times stand in for each later cell's flat run. Under mpirun
+        // only the printing process gets results, so the others could not skip the flat run
+        // alike and the processes' collective calls would diverge: measure it in every cell.
+        if (backend.backend != "mpi") o.flat_run_time = flat_run;
         BackendOptions b = backend;
         b.procs = p;
         if (backend.backend == "mpi") b.procs = 0;  // the job's size
