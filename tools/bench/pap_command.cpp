@@ -11,7 +11,7 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   add_common_options(cmd, common);
   struct Text {
     PapOptions pap;
-    std::string algorithms = "ring,nex,lnbc";
+    std::string algorithms = "ring,nex,lnbc,bdr,bgd,bslb";
     std::string size = "256Ki";
     std::string max_delay = "5ms";
     std::string base_compute = "100ms";
