@@ -30,11 +30,10 @@
 // (blocking), wait for the receive.
 //
 // Balanced arrivals (omega < tau, seed 000 §2), no snapshot or an unknown link
-// model give the ring. Wrong estimates keep the result exact (every rank builds
-// the same schedule) and only cost time. Messages carry the snapshot's epoch in
-// their tag (modulo tag_bgd_epochs): a background cancelled because the call
-// differs from the plan may have forwarded segments nobody will receive, and
-// no later call can match them until tag_bgd_epochs epochs have passed.
+// model: BGD runs NEX (the ring for odd P), the best regular algorithm. Wrong estimates keep the result exact (every
+// rank builds the same schedule) and only cost time. Messages carry the snapshot's epoch in their tag (modulo
+// tag_bgd_epochs): a background cancelled because the call differs from the plan may have forwarded segments nobody
+// will receive, and no later call can match them until tag_bgd_epochs epochs have passed.
 //
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring; P(P-1) transfers in every case.
@@ -46,6 +45,7 @@
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "plans/bgd_schedule.hpp"
+#include "ragged/algorithms.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 
@@ -136,13 +136,20 @@ void allgather_bgd(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
   if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
   internal::check_buffer(recvbuf, p * block, "recvbuf");
 
+  const ArrivalSnapshot* snapshot = options.arrival.get();
+  const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
+  if (schedule.ring) {
+    // Balanced arrivals (or no estimates): nothing to disseminate early. Run the best regular
+    // algorithm, NEX (which runs the ring for odd P, as Open MPI does); the agent's background
+    // had no step before the first send, so it left nothing to claim.
+    allgather_nex(comm, sendbuf, recvbuf, count, type, options);
+    return;
+  }
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
   if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(me), sendbuf, block);
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bgd", block, 0);
-  const ArrivalSnapshot* snapshot = options.arrival.get();
-  const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
   const int tag = internal::arrival_tag(options, call, planned_tag(snapshot), internal::tag_bgd_unplanned);
 
   std::size_t k = 0;

@@ -17,7 +17,7 @@
 // and LNBC thus differ only in the gather, as seed 000 compares them.
 //
 // On a balanced pattern (the snapshot's omega below tau, seed 000 §2) there is nothing to absorb
-// and BSLB runs the ring instead (the agent skips the root's background too).
+// and BSLB runs NEX instead (the ring for odd P; the agent skips the root's background too).
 //
 // Cost (alpha-beta, n bytes per block, N = P n, balanced arrivals): the
 // gather's (P-1)(3 alpha + n beta), then ceil(log2 P)(alpha + N beta) along the
@@ -42,10 +42,10 @@ void allgather_bslb(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t 
   internal::check_buffer(recvbuf, p * block, "recvbuf");
   constexpr int root = 0;
   // A balanced pattern leaves nothing to absorb: the gather and broadcast would only cost more
-  // than the ring (the agent ran no background either; monitor.cpp).
+  // than an allgather algorithm; run NEX (the agent ran no background either; monitor.cpp).
   if (const ArrivalSnapshot* snapshot = options.arrival.get();
       snapshot != nullptr && snapshot->size() == procs && snapshot->balanced(block)) {
-    allgather_ring(comm, sendbuf, recvbuf, count, type, options);
+    allgather_nex(comm, sendbuf, recvbuf, count, type, options);
     return;
   }
   // In place, this rank's block already sits in recvbuf: the root gathers in place, the
