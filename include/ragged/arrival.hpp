@@ -198,7 +198,8 @@ class Monitor {
 };
 
 /// Measures the link model collectively: every rank ping-pongs 0 and `probe_bytes` bytes with
-/// its neighbour (pairs (0,1),(2,3),... then (1,2),(3,4),...), best of `rounds`; the result is
+/// its neighbour (pairs (0,1),(2,3),... then (1,2),(3,4),...), best of `rounds` (of at least 16
+/// for the zero-byte one); the result is
 /// the largest alpha and beta over all pairs, the same on every rank. Uses `tag` (and tag+1).
 LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_t{1} << 20, int rounds = 3);
 

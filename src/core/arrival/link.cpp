@@ -46,7 +46,9 @@ LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes, int rounds)
     const int partner = even ? me + 1 : me - 1;
     if (partner < 0 || partner >= procs) continue;
     const bool leader = me < partner;
-    const double t_zero = ping_pong(comm, partner, leader, buffer, 0, tag, rounds);
+    // Zero-byte round trips are cheap: take the best of more of them, so that a loaded machine
+    // that preempts a few rounds cannot inflate alpha above the probe's time (beta would be 0).
+    const double t_zero = ping_pong(comm, partner, leader, buffer, 0, tag, std::max(rounds, 16));
     const double t_probe = ping_pong(comm, partner, leader, buffer, probe_bytes, tag, rounds);
     if (leader) {
       mine[0] = std::max(mine[0], t_zero);
