@@ -3,8 +3,9 @@
 
 usage: pap_beside_paper.py CELLS.csv [CELLS.csv ...] > table.md
 
-Each cell reads "ragged / paper": the best algorithm (upper case) and, when it is an
-arrival-aware one, its speedup over the best regular algorithm (RING, NEX, LNBC).
+Each cell reads "ragged · ragged without bgd / paper": the best algorithm (upper case)
+and, when it is an arrival-aware one, its speedup over the best regular algorithm (RING,
+NEX, LNBC); the middle entry picks among the paper's five algorithms only.
 Seed 000's table 3 (P = 4..24) is garbled in the text extraction, so only table 4
 (P = 28..48) has paper cells; the others show ragged's alone.
 """
@@ -48,13 +49,27 @@ TABLE4 = {
 }
 
 
+REGULAR = ["ring", "nex", "lnbc"]
+PAPERS = ["ring", "nex", "lnbc", "bdr", "bslb"]
+
+
+def label(row, algorithms):
+    """The paper's cell notation for the best of `algorithms` in a sweep row."""
+    times = {a: float(row["avg_elapsed_s." + a]) for a in algorithms if row.get("avg_elapsed_s." + a)}
+    best = min(times, key=times.get)
+    if best in REGULAR:
+        return best.upper()
+    regular = min(times[a] for a in REGULAR if a in times)
+    return f"{best.upper()}{regular / times[best]:.2f}"
+
+
 def main(paths):
     cells = {}
     for path in paths:
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
                 key = (int(row["procs"]), int(row["size_floats"]) // 1024, round(float(row["max_delay_s"]) * 1000))
-                cells[key] = row["cell"]
+                cells[key] = row["cell"] + " · " + label(row, PAPERS)
     procs = sorted({k[0] for k in cells})
     print("| P | size (K floats) | " + " | ".join(f"{d} ms" for d in DELAYS_MS) + " |")
     print("|---|---|" + "---|" * len(DELAYS_MS))
