@@ -6,6 +6,7 @@
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <string>
+#include <vector>
 
 #include "backend.hpp"
 #include "ragged/error.hpp"
@@ -69,8 +70,15 @@ class SimConditionVariable final : public ConditionVariable {
   void notify_all() override {
     std::list<Waiter*> all;
     all.swap(waiters_);
-    for (Waiter* w : all) w->notified = true;
-    for (Waiter* w : all) world_.wake(w->actor);
+    // Each Waiter lives on its actor's stack: read them all before the first wake (a simcall
+    // during which woken actors may run and return).
+    std::vector<aid_t> pids;
+    pids.reserve(all.size());
+    for (Waiter* w : all) {
+      w->notified = true;
+      pids.push_back(w->actor->pid);
+    }
+    for (aid_t pid : pids) world_.wake(pid);
   }
 
  private:

@@ -66,6 +66,7 @@ void World::spawn(const std::string& name, sg4::Host* host, int rank, std::strin
   ++live_;
   sg4::Actor::create(name, host, [this, rank, role = std::move(role), fn = std::move(fn)]() {
     ActorCtl ctl;
+    ctl.pid = sg4::this_actor::get_pid();
     ctl.rank = rank;
     ctl.role = role;
     const aid_t pid = sg4::this_actor::get_pid();
@@ -138,6 +139,19 @@ bool World::wait_until(std::initializer_list<WaitQueue*> queues, double deadline
   return wait_until(std::vector<WaitQueue*>(queues), deadline, ready, info, mode);
 }
 
+namespace {
+
+/// Takes an actor out of the queues it waits in when the wait ends, however it ends.
+struct QueueExit {
+  const std::vector<WaitQueue*>& queues;
+  ActorCtl& me;
+  ~QueueExit() {
+    for (WaitQueue* q : queues) q->remove(&me);
+  }
+};
+
+}  // namespace
+
 bool World::wait_until(const std::vector<WaitQueue*>& queues, double deadline, const std::function<bool()>& ready,
                        WaitInfo info, AbortMode mode) {
   ActorCtl& me = self();
@@ -146,9 +160,12 @@ bool World::wait_until(const std::vector<WaitQueue*>& queues, double deadline, c
     if (aborting_ && mode == AbortMode::throw_aborted) throw Aborted(abort_reason_);
     if (deadline >= 0 && sg4::Engine::get_clock() >= deadline) return false;
     for (WaitQueue* q : queues) q->add(&me);
+    // Leave the queues also when park() unwinds (SimGrid killing the actor while a failed run
+    // aborts): `me` lives on the actor's stack, and a queue must not keep a dangling pointer
+    // that a later wake() would read (UBSan caught it in sim.Detecting/IrregularDisagreement).
+    const QueueExit leave{queues, me};
     me.info = info;
     park(me, deadline, mode);
-    for (WaitQueue* q : queues) q->remove(&me);
   }
 }
 
@@ -159,8 +176,13 @@ void World::wake(ActorCtl* actor) {
   if (!killing_) actor->sem->release();
 }
 
+void World::wake(aid_t pid) {
+  auto it = actors_.find(pid);
+  if (it != actors_.end()) wake(it->second);
+}
+
 void World::wake_all(WaitQueue& queue) {
-  for (ActorCtl* a : queue.take()) wake(a);
+  for (aid_t pid : queue.take()) wake(pid);
 }
 
 // ------------------------------------------------------------------ failure
@@ -178,11 +200,13 @@ void World::abort_run(const std::string& why) {
   if (aborting_) return;
   aborting_ = true;
   abort_reason_ = why;
-  std::vector<ActorCtl*> parked;
+  // By pid, not by pointer: waking an actor is a simcall, and other actors may run and exit
+  // (destroying their ActorCtl, which lives on their stack) before this loop goes on.
+  std::vector<aid_t> parked;
   for (const auto& [pid, a] : actors_) {
-    if (a->parked) parked.push_back(a);
+    if (a->parked) parked.push_back(pid);
   }
-  for (ActorCtl* a : parked) wake(a);
+  for (aid_t pid : parked) wake(pid);
 }
 
 std::string World::describe(const ActorCtl& a) const {

@@ -41,6 +41,7 @@ struct WaitInfo {
 
 /// One actor of the run (a rank's main actor, a daemon, a transfer).
 struct ActorCtl {
+  aid_t pid = -1;  ///< SimGrid's pid: how queues name the actor (its ActorCtl lives on its stack)
   int rank = -1;
   std::string role;  ///< "main", the daemon's name, or "transfer"
   sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
@@ -49,23 +50,24 @@ struct ActorCtl {
   WaitInfo info;
 };
 
-/// Actors blocked until something happens.
+/// Actors blocked until something happens, by pid: waking one is a simcall during which other
+/// actors may run and exit, so a list of pointers could dangle before it is walked.
 class WaitQueue {
  public:
-  void add(ActorCtl* a) { waiters_.push_back(a); }
-  void remove(ActorCtl* a) {
+  void add(const ActorCtl* a) { waiters_.push_back(a->pid); }
+  void remove(const ActorCtl* a) {
     for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
-      if (*it == a) {
+      if (*it == a->pid) {
         waiters_.erase(it);
         return;
       }
     }
   }
   /// Empties the queue and returns who was in it.
-  std::vector<ActorCtl*> take() { return std::exchange(waiters_, {}); }
+  std::vector<aid_t> take() { return std::exchange(waiters_, {}); }
 
  private:
-  std::vector<ActorCtl*> waiters_;
+  std::vector<aid_t> waiters_;
 };
 
 /// A posted send or receive.
@@ -152,6 +154,8 @@ class World {
   bool wait_until(const std::vector<WaitQueue*>& queues, double deadline, const std::function<bool()>& ready,
                   WaitInfo info, AbortMode mode = AbortMode::throw_aborted);
   void wake(ActorCtl* actor);
+  /// Wakes the actor `pid` if it still exists.
+  void wake(aid_t pid);
   void wake_all(WaitQueue& queue);
   /// Absolute deadline for a relative Timeout (-1 for none).
   [[nodiscard]] static double deadline_for(Timeout timeout);
