@@ -3,7 +3,7 @@
 # (scripts/setup-debian.sh), configures, builds and runs:
 #   scripts/dev.sh bench [ragged-bench arguments]   the main job (default: pap on the simulated 1 GbE cluster)
 #   scripts/dev.sh test                             every test (ctest), release build in build/
-#   scripts/dev.sh sanitize                         unit, sim-backend and conformance tiers under ASan+UBSan
+#   scripts/dev.sh sanitize                         unit, sim-backend, conformance, arrival, irregular and alltoall sim tests under ASan+UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
