@@ -43,19 +43,11 @@ namespace ragged {
 
 namespace {
 
+// Without estimates (the last record came only with the last arrival) all arrivals are equal
+// and BDR is the ring, instead of replaying pre-steps after the fact.
 plans::bdr::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
-  if (snapshot == nullptr) return plans::bdr::make_schedule(std::vector<double>(static_cast<std::size_t>(procs)), 0);
-  if (snapshot->size() != procs) {
-    throw InvalidArgument("options.arrival", "snapshot of " + std::to_string(snapshot->size()) +
-                                                 " ranks for a communicator of " + std::to_string(procs));
-  }
-  const double tau = snapshot->link().known() ? snapshot->link().tau(block) : 0.0;
-  // Nobody can act on the estimates before the snapshot is complete: an earlier arrival counts
-  // as that moment. When the last record came only with the last arrival (no estimates), all
-  // arrivals are equal and BDR is the ring, instead of replaying pre-steps after the fact.
-  std::vector<double> effective(snapshot->arrivals().begin(), snapshot->arrivals().end());
-  for (double& a : effective) a = std::max(a, snapshot->known_at());
-  return plans::bdr::make_schedule(effective, tau);
+  const internal::StepPlanInput in = internal::step_plan_input(snapshot, procs, block);
+  return plans::bdr::make_schedule(in.arrivals, in.tau);
 }
 
 }  // namespace

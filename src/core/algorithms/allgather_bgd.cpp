@@ -54,16 +54,8 @@ namespace ragged {
 namespace {
 
 plans::bgd::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
-  if (snapshot == nullptr) return plans::bgd::make_schedule(std::vector<double>(static_cast<std::size_t>(procs)), 0);
-  if (snapshot->size() != procs) {
-    throw InvalidArgument("options.arrival", "snapshot of " + std::to_string(snapshot->size()) +
-                                                 " ranks for a communicator of " + std::to_string(procs));
-  }
-  const double tau = snapshot->link().known() ? snapshot->link().tau(block) : 0.0;
-  // As for BDR: nobody acts on the estimates before the snapshot is complete.
-  std::vector<double> effective(snapshot->arrivals().begin(), snapshot->arrivals().end());
-  for (double& a : effective) a = std::max(a, snapshot->known_at());
-  return plans::bgd::make_schedule(effective, tau);
+  const internal::StepPlanInput in = internal::step_plan_input(snapshot, procs, block);
+  return plans::bgd::make_schedule(in.arrivals, in.tau);
 }
 
 /// Runs program steps [from, to) in lockstep, as BDR does: post the step's receive, send,

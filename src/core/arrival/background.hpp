@@ -51,6 +51,16 @@ inline PlanKey plan_key(const PlannedCall& call) {
   return plan_key(call.collective, call.algorithm, call.count * size_of(call.type), call.root);
 }
 
+/// What a step schedule (BDR, BGD) plans with, from `snapshot` (null: equal arrivals, tau 0):
+/// the arrivals, each raised to known_at() (nobody can act on the estimates before the snapshot
+/// is complete, so without estimates all arrivals are equal), and tau of one block (0 for an
+/// unknown link model). Throws InvalidArgument("options.arrival") for a snapshot of another size.
+struct StepPlanInput {
+  std::vector<double> arrivals;
+  double tau = 0;
+};
+StepPlanInput step_plan_input(const ArrivalSnapshot* snapshot, int procs, std::size_t block_bytes);
+
 /// Seed 000 §2: omega < tau, arrivals before `known_at` counted as `known_at`; false for an
 /// unknown link model (ArrivalSnapshot::balanced).
 bool balanced_pattern(std::span<const double> arrivals, double known_at, const LinkModel& link,

@@ -101,6 +101,22 @@ namespace internal {
 
 // ------------------------------------------------------------------ plans
 
+StepPlanInput step_plan_input(const ArrivalSnapshot* snapshot, int procs, std::size_t block_bytes) {
+  StepPlanInput in;
+  if (snapshot == nullptr) {
+    in.arrivals.assign(static_cast<std::size_t>(procs), 0.0);
+    return in;
+  }
+  if (snapshot->size() != procs) {
+    throw InvalidArgument("options.arrival", "snapshot of " + std::to_string(snapshot->size()) +
+                                                 " ranks for a communicator of " + std::to_string(procs));
+  }
+  in.tau = snapshot->link().known() ? snapshot->link().tau(block_bytes) : 0.0;
+  in.arrivals.assign(snapshot->arrivals().begin(), snapshot->arrivals().end());
+  for (double& a : in.arrivals) a = std::max(a, snapshot->known_at());
+  return in;
+}
+
 bool balanced_pattern(std::span<const double> arrivals, double known_at, const LinkModel& link,
                       std::size_t block_bytes) {
   if (!link.known() || arrivals.empty()) return false;
