@@ -22,6 +22,7 @@
 
 #include "ragged/error.hpp"
 #include "ragged/sim.hpp"
+#include "support/sim_platform.hpp"
 
 namespace ragged {
 namespace {
@@ -81,20 +82,6 @@ sim::Config on(const std::string& platform, int procs) {
   c.procs = procs;
   return c;
 }
-
-/// True when this process can simulate `platform` (it has not loaded another one).
-bool can_load(const std::string& platform) {
-  try {
-    (void)sim::placement(on(platform, 1));
-    return true;
-  } catch (const InvalidArgument& e) {
-    if (e.argument() == "platform") return false;
-    throw;
-  }
-}
-
-#define REQUIRE_PLATFORM(name) \
-  if (!can_load(name)) GTEST_SKIP() << "this process already simulates another platform; run it through ctest"
 
 /// Rank 0 receives one byte from each of ranks 1..k, all sent at once; returns the times
 /// at which rank 0's receives completed, in completion order.

@@ -19,6 +19,7 @@
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/sim.hpp"
+#include "support/sim_platform.hpp"
 
 namespace ragged {
 namespace {
@@ -39,23 +40,6 @@ sim::Config gbe(int procs) {
   c.procs = procs;
   return c;
 }
-
-/// True when this process can simulate `platform` (it has not loaded another one).
-bool can_load(const std::string& platform) {
-  sim::Config c;
-  c.platform = platform;
-  c.procs = 1;
-  try {
-    (void)sim::placement(c);
-    return true;
-  } catch (const InvalidArgument& e) {
-    if (e.argument() == "platform") return false;
-    throw;
-  }
-}
-
-#define REQUIRE_PLATFORM(name) \
-  if (!can_load(name)) GTEST_SKIP() << "this process already simulates another platform; run it through ctest"
 
 // ------------------------------------------------------------------ times
 

@@ -34,6 +34,7 @@
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "ragged/arrival.hpp"
+#include "ragged/clock.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged {
@@ -81,36 +82,6 @@ std::size_t agent_wait_any(Comm& comm, std::span<Request> requests) {
     comm.runtime().sleep_for(pause);
     pause = std::min(pause * 2, 100e-6);
   }
-}
-
-/// This process's clock minus rank 0's, by the best of a few ping-pongs with rank 0.
-double measure_offset(Comm& comm, int tag) {
-  constexpr int rounds = 5;
-  Runtime& rt = comm.runtime();
-  if (comm.rank() == 0) {
-    for (int k = 1; k < comm.size(); ++k) {
-      for (int i = 0; i < rounds; ++i) {
-        comm.recv(k, tag, nullptr, 0);
-        const double t = rt.now();
-        comm.send(k, tag, &t, sizeof t);
-      }
-    }
-    return 0.0;
-  }
-  double best_rtt = std::numeric_limits<double>::infinity();
-  double offset = 0;
-  for (int i = 0; i < rounds; ++i) {
-    const double t1 = rt.now();
-    comm.send(0, tag, nullptr, 0);
-    double t0 = 0;
-    comm.recv(0, tag, &t0, sizeof t0);
-    const double t2 = rt.now();
-    if (t2 - t1 < best_rtt) {
-      best_rtt = t2 - t1;
-      offset = (t1 + t2) / 2 - t0;
-    }
-  }
-  return offset;
 }
 
 }  // namespace
@@ -431,7 +402,7 @@ Monitor::Monitor(Comm& comm, MonitorOptions options) : state_(std::make_shared<S
     }
   }
   if (s.options.sync_clocks && comm.backend() == "mpi" && procs > 1) {
-    s.offset = measure_offset(comm, internal::tag_agent_setup);
+    s.offset = measure_clock_offset(comm, internal::tag_agent_setup).offset;
   }
   s.link = s.options.link ? *s.options.link : measure_link(comm, internal::tag_agent_setup + 1, s.options.probe_bytes);
   std::shared_ptr<State> shared = state_;
