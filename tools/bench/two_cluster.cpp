@@ -7,12 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <numeric>
 #include <string>
 
 #include "options.hpp"
 #include "ragged/alltoall.hpp"
+#include "ragged/clock.hpp"
 #include "ragged/counting_comm.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -29,16 +31,18 @@ namespace {
 // Tags of the benchmark's own traffic (outside the measured calls).
 constexpr int tag_start = 30200;
 constexpr int tag_results = 30201;
+constexpr int tag_clock = 30202;
 
 struct Config {
   int n1 = 0;
   int n2 = 0;
 };
 
-/// What one rank measured in one call.
+/// What one rank measured in one call, on rank 0's clock.
 struct Sample {
   double start = 0;
   double end = 0;
+  double late = 0;  ///< 1 when the start instant had passed before this rank learned it
   double backbone_messages = 0;
   double backbone_bytes = 0;
   double local_messages = 0;
@@ -241,12 +245,43 @@ void verify(const TwoClusterOptions& o, const Point& point, int p, int me, const
 
 /// Measures every algorithm at every point on this rank; rank 0 collects every rank's samples
 /// into samples[point][algorithm][rank][iteration].
+/// The common start of every timed call. Rank 0 names an instant `lead` seconds ahead on
+/// its clock and sends it to every rank; each rank starts when its own clock reads that
+/// instant plus its offset from rank 0's clock. sim: one global clock (offset 0), lead
+/// 0.1 s. mpi: offsets measured once (measure_clock_offset), lead four times the longest
+/// round trip to rank 0, and at least 5 ms. All times are then on rank 0's clock, and
+/// a call's time is the last rank's end minus the common start, on both backends.
+struct StartClock {
+  double offset = 0;
+  double lead = 0.1;
+};
+
+StartClock start_clock(Comm& comm, bool global_clock) {
+  StartClock clock;
+  if (global_clock || comm.size() == 1) return clock;
+  const ClockOffset mine = measure_clock_offset(comm, tag_clock);
+  clock.offset = mine.offset;
+  if (comm.rank() == 0) {
+    double longest = 0;
+    for (int q = 1; q < comm.size(); ++q) {
+      double round_trip = 0;
+      comm.recv(q, tag_clock, &round_trip, sizeof round_trip);
+      longest = std::max(longest, round_trip);
+    }
+    clock.lead = std::max(0.005, 4 * longest);
+  } else {
+    comm.send(0, tag_clock, &mine.round_trip, sizeof mine.round_trip);
+  }
+  return clock;
+}
+
 void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::string>& algorithms,
              const std::vector<Point>& points, const std::shared_ptr<const ClusterLayout>& layout, int iterations,
-             int warmup, bool synchronized_start, std::vector<std::vector<std::vector<std::vector<Sample>>>>& samples) {
+             int warmup, bool global_clock, std::vector<std::vector<std::vector<std::vector<Sample>>>>& samples) {
   const int p = comm.size();
   const int me = comm.rank();
   Runtime& rt = comm.runtime();
+  const StartClock clock = start_clock(comm, global_clock);
   CountingComm counting(comm, layout);
   CollectiveOptions copts;
   copts.clusters = layout;
@@ -264,22 +299,21 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
       std::vector<Sample> mine;
       for (int it = 0; it < warmup + iterations; ++it) {
         barrier(comm);
-        if (synchronized_start) {
-          // Simulated clocks are global: start every rank at the same instant.
-          double start = 0;
-          if (me == 0) {
-            start = rt.now() + 0.1;
-            std::vector<Request> r;
-            for (int q = 1; q < p; ++q) r.push_back(comm.isend(q, tag_start, &start, sizeof start));
-            comm.wait_all(r);
-          } else {
-            comm.recv(0, tag_start, &start, sizeof start);
-          }
-          rt.sleep_for(std::max(0.0, start - rt.now()));
+        double start = 0;  // on rank 0's clock
+        if (me == 0) {
+          start = rt.now() + clock.lead;
+          std::vector<Request> r;
+          for (int q = 1; q < p; ++q) r.push_back(comm.isend(q, tag_start, &start, sizeof start));
+          comm.wait_all(r);
+        } else {
+          comm.recv(0, tag_start, &start, sizeof start);
         }
-        counting.reset();
         Sample s;
-        s.start = rt.now();
+        const double wait = start + clock.offset - rt.now();
+        s.late = wait < 0 ? 1 : 0;
+        rt.sleep_for(std::max(0.0, wait));
+        counting.reset();
+        s.start = rt.now() - clock.offset;
         if (collective == Collective::alltoall) {
           std::get<static_cast<std::size_t>(Collective::alltoall)>(algorithm.fn)(
               target, buf.send.data(), buf.recv.data(), point.real, DataType::byte, copts);
@@ -288,7 +322,7 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
               target, buf.send.data(), buf.sendcounts, buf.sdispls, buf.recv.data(), buf.recvcounts, buf.rdispls,
               DataType::byte, copts);
         }
-        s.end = rt.now();
+        s.end = rt.now() - clock.offset;
         // The MPI library's own collectives cannot be counted from outside: -1.
         s.backbone_messages = countable ? static_cast<double>(counting.backbone().messages) : -1;
         s.backbone_bytes = countable ? static_cast<double>(counting.backbone().bytes) : -1;
@@ -404,6 +438,7 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
     }
   } cleanup{generated};
 
+  double late_starts = 0;  // mpi: rank-calls that began after the common start
   for (const Config& config : configs) {
     // The layout of this configuration's ranks.
     std::shared_ptr<const ClusterLayout> layout;
@@ -499,7 +534,6 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
         for (int it = 0; it < iterations; ++it) {
           double first = INFINITY;
           double last = -INFINITY;
-          double longest = 0;
           double m = 0;
           double by = 0;
           double l = 0;
@@ -507,13 +541,13 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
             const Sample& s = rank_samples[static_cast<std::size_t>(it)];
             first = std::min(first, s.start);
             last = std::max(last, s.end);
-            longest = std::max(longest, s.end - s.start);
+            late_starts += s.late;
             m += s.backbone_messages;
             by += s.backbone_bytes;
             l += s.local_messages;
           }
-          // sim: one global clock, every rank started together; mpi: the slowest rank.
-          times.push_back(sim ? last - first : longest);
+          // From the common start to the last rank's end, on rank 0's clock (see StartClock).
+          times.push_back(last - first);
           messages = m;
           bytes = by;
           local = l;
@@ -540,6 +574,12 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
       }
     }
   }
+  if (late_starts > 0) {
+    // The start message took longer than the lead: those calls began late on some ranks.
+    std::cerr << "two-cluster: " << late_starts
+              << " rank-calls learned the start instant after it had passed; their times include the delay\n";
+  }
+  if (!sim) report.metadata.emplace_back("late_starts", std::to_string(static_cast<std::int64_t>(late_starts)));
   if (!o.plot.empty()) write_plot(o.plot, report, o.scaling.empty() ? "bytes" : "procs");
   return report;
 }
