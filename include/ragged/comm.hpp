@@ -98,11 +98,25 @@ class Comm {
   Status sendrecv(int dest, int send_tag, const void* send_data, std::size_t send_bytes, int source, int recv_tag,
                   void* recv_data, std::size_t recv_capacity, Timeout timeout = {});
 
+  /// Scratch memory for the collective running on this Comm: `bytes` bytes (unspecified
+  /// contents), kept from call to call so that its pages stay mapped. A fresh large
+  /// allocation is mapped anew on every call and pays a page fault per page (glibc hands
+  /// every block of 128 KiB or more straight to mmap). Valid until the next scratch() or
+  /// release_scratch() on this Comm. One collective at a time may use it, from the rank's
+  /// foreground (MPI's rule for the collectives of one communicator); daemons must not.
+  [[nodiscard]] std::span<std::byte> scratch(std::size_t bytes);
+  /// Frees the scratch memory (the next scratch() allocates afresh).
+  void release_scratch() noexcept;
+
  protected:
   /// Marks `request` complete with the status its implementation reports.
   static void mark_complete(Request& request);
   /// Default wait_any: polls test() and yields through the runtime.
   std::size_t poll_wait_any(std::span<Request> requests, Timeout timeout, double poll_interval_s);
+
+ private:
+  std::unique_ptr<std::byte[]> scratch_;
+  std::size_t scratch_bytes_ = 0;
 };
 
 /// Checks that `rank` names a rank of `comm` (0..size-1); throws InvalidArgument naming `argument`.

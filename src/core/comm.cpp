@@ -105,4 +105,19 @@ void check_rank(const Comm& comm, int rank, const char* argument) {
   }
 }
 
+std::span<std::byte> Comm::scratch(std::size_t bytes) {
+  if (bytes > scratch_bytes_) {
+    scratch_.reset();  // the old block goes first: never both at once
+    scratch_bytes_ = 0;
+    scratch_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    scratch_bytes_ = bytes;
+  }
+  return {scratch_.get(), bytes};
+}
+
+void Comm::release_scratch() noexcept {
+  scratch_.reset();
+  scratch_bytes_ = 0;
+}
+
 }  // namespace ragged

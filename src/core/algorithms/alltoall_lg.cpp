@@ -19,8 +19,10 @@
 // cluster plays C1's part. Cost (α-β with local αl, βl and backbone αb, βb,
 // n1 <= n2, m bytes per block): local phase about αl + (n1+n2)·m·βl per C1 rank
 // (n2·m·βl + ... per C2 rank); backbone αb + ceil(n2/n1)·n1·m·βb for a C1 rank (its
-// steps overlap). Packing copies each crossing block twice (pack, unpack) in memory.
+// steps overlap). Packing copies each crossing block twice (pack, unpack) in memory,
+// in scratch memory that the Comm keeps from call to call (Comm::scratch).
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "internal/alltoall_common.hpp"
@@ -63,74 +65,82 @@ void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
       held[key(x)] = data;
     }
   };
-  const auto pack = [&](const std::vector<Block>& blocks, const auto& where) {
-    std::vector<std::byte> buffer(b * blocks.size());
-    for (std::size_t k = 0; k < blocks.size(); ++k) internal::copy_bytes(buffer.data() + b * k, where(blocks[k]), b);
-    return buffer;
+  const auto pack = [&](std::byte* buffer, const std::vector<Block>& blocks, const auto& where) {
+    for (std::size_t k = 0; k < blocks.size(); ++k) internal::copy_bytes(buffer + b * k, where(blocks[k]), b);
   };
 
   for (const Block& x : plan.keep) {
     if (x.dst != my_id) held[key(x)] = own(x);
   }
 
-  // Local phase. A message that is just M(i,j) goes straight between the user buffers.
-  std::vector<std::vector<std::byte>> inbox(plan.local_recvs.size());
-  std::vector<std::vector<std::byte>> outbox(plan.local_sends.size());
+  // Every temporary buffer of the call is a slice of the Comm's scratch memory, reused from
+  // call to call: the local phase's packed messages (in and out), then the backbone's.
+  // A message that is just M(i,j) goes straight between the user buffers instead.
+  const auto direct_in = [&](const plans::lg::Transfer& t) { return t.blocks.size() == 1 && t.blocks[0].dst == my_id; };
+  const auto direct_out = [](const plans::lg::Transfer& t) { return t.blocks.size() == 1; };
+  std::size_t scratch_bytes = 0;
+  for (const auto& t : plan.local_recvs) scratch_bytes += direct_in(t) ? 0 : b * t.blocks.size();
+  for (const auto& t : plan.local_sends) scratch_bytes += direct_out(t) ? 0 : b * t.blocks.size();
+  for (const auto& e : plan.backbone) scratch_bytes += b * (e.send.size() + e.recv.size());
+  std::byte* free_space = comm.scratch(scratch_bytes).data();
+  const auto take = [&free_space](std::size_t bytes) { return std::exchange(free_space, free_space + bytes); };
+
+  // Local phase.
+  std::vector<std::byte*> inbox(plan.local_recvs.size(), nullptr);
   std::vector<Request> requests;
   requests.reserve(plan.local_recvs.size() + plan.local_sends.size());
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
     const plans::lg::Transfer& t = plan.local_recvs[k];
     std::byte* target = nullptr;
-    if (t.blocks.size() == 1 && t.blocks[0].dst == my_id) {
+    if (direct_in(t)) {
       target = out + at(ids.rank(t.blocks[0].src));
     } else {
-      inbox[k].resize(b * t.blocks.size());
-      target = inbox[k].data();
+      inbox[k] = take(b * t.blocks.size());
+      target = inbox[k];
     }
     requests.push_back(comm.irecv(ids.rank(t.peer), internal::tag_alltoall, target, b * t.blocks.size()));
   }
-  for (std::size_t k = 0; k < plan.local_sends.size(); ++k) {
-    const plans::lg::Transfer& t = plan.local_sends[k];
+  for (const plans::lg::Transfer& t : plan.local_sends) {
     const std::byte* data = nullptr;
-    if (t.blocks.size() == 1) {
+    if (direct_out(t)) {
       data = own(t.blocks[0]);
     } else {
-      outbox[k] = pack(t.blocks, own);
-      data = outbox[k].data();
+      std::byte* packed = take(b * t.blocks.size());
+      pack(packed, t.blocks, own);
+      data = packed;
     }
     requests.push_back(comm.isend(ids.rank(t.peer), internal::tag_alltoall, data, b * t.blocks.size()));
   }
   comm.wait_all(requests, options.timeout);
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
-    if (inbox[k].empty()) continue;
+    if (inbox[k] == nullptr) continue;
     const std::vector<Block>& blocks = plan.local_recvs[k].blocks;
-    for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], inbox[k].data() + b * j);
+    for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], inbox[k] + b * j);
   }
 
   // Backbone phase: the steps' exchanges are posted in step order and left to run
   // together; no step waits for the previous one (see docs/algorithms/lg.md).
   const auto from_held = [&](const Block& x) { return held.at(key(x)); };
-  std::vector<std::vector<std::byte>> incoming(plan.backbone.size());
-  std::vector<std::vector<std::byte>> outgoing(plan.backbone.size());
+  std::vector<std::byte*> incoming(plan.backbone.size(), nullptr);
   requests.clear();
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     const plans::lg::Exchange& e = plan.backbone[k];
-    incoming[k].resize(b * e.recv.size());
-    if (!incoming[k].empty()) {
-      requests.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoall, incoming[k].data(), incoming[k].size()));
+    incoming[k] = take(b * e.recv.size());
+    if (!e.recv.empty()) {
+      requests.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoall, incoming[k], b * e.recv.size()));
     }
   }
-  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
-    const plans::lg::Exchange& e = plan.backbone[k];
-    outgoing[k] = pack(e.send, from_held);
-    if (!outgoing[k].empty()) {
-      requests.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoall, outgoing[k].data(), outgoing[k].size()));
+  for (const plans::lg::Exchange& e : plan.backbone) {
+    std::byte* outgoing = take(b * e.send.size());
+    pack(outgoing, e.send, from_held);
+    if (!e.send.empty()) {
+      requests.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoall, outgoing, b * e.send.size()));
     }
   }
   comm.wait_all(requests, options.timeout);
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     const std::vector<Block>& blocks = plan.backbone[k].recv;
-    for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], incoming[k].data() + b * j);
+    for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], incoming[k] + b * j);
   }
 }
 
