@@ -11,7 +11,7 @@
 //
 // Cost (α-β): ceil(log2 P)·α + about (P/2)·log2(P)·m·β. Between two clusters most
 // steps cross the backbone, but only log2 P latencies are paid.
-#include <vector>
+#include <algorithm>
 
 #include "internal/alltoall_common.hpp"
 #include "ragged/alltoall.hpp"
@@ -28,30 +28,33 @@ void alltoall_bruck(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t 
   const auto at = [b](int slot) { return b * static_cast<std::size_t>(slot); };
   if (b == 0) return;
 
-  std::vector<std::byte> slots(b * static_cast<std::size_t>(p));
-  for (int i = 0; i < p; ++i) internal::copy_bytes(slots.data() + at(i), source.data() + at((me + i) % p), b);
+  // The blocks moved in round d: slots i with bit d set.
+  const auto moved_in = [p](int d) {
+    int moved = 0;
+    for (int i = 1; i < p; ++i) moved += (i & d) != 0 ? 1 : 0;
+    return moved;
+  };
+  int most = 0;
+  for (int d = 1; d < p; d *= 2) most = std::max(most, moved_in(d));
+  // Slots, then one round's outgoing and incoming blocks, in the Comm's scratch memory.
+  std::byte* slots = comm.scratch(at(p) + 2 * at(most)).data();
+  std::byte* outgoing = slots + at(p);
+  std::byte* incoming = outgoing + at(most);
+  for (int i = 0; i < p; ++i) internal::copy_bytes(slots + at(i), source.data() + at((me + i) % p), b);
 
-  std::vector<std::byte> outgoing;
-  std::vector<std::byte> incoming;
   for (int d = 1; d < p; d *= 2) {
-    outgoing.clear();
     int moved = 0;
     for (int i = 1; i < p; ++i) {
-      if ((i & d) == 0) continue;
-      outgoing.insert(outgoing.end(), slots.begin() + static_cast<std::ptrdiff_t>(at(i)),
-                      slots.begin() + static_cast<std::ptrdiff_t>(at(i + 1)));
-      ++moved;
+      if ((i & d) != 0) internal::copy_bytes(outgoing + at(moved++), slots + at(i), b);
     }
-    incoming.resize(at(moved));
-    comm.sendrecv((me + d) % p, internal::tag_alltoall, outgoing.data(), outgoing.size(), (me - d + p) % p,
-                  internal::tag_alltoall, incoming.data(), incoming.size(), options.timeout);
+    comm.sendrecv((me + d) % p, internal::tag_alltoall, outgoing, at(moved), (me - d + p) % p, internal::tag_alltoall,
+                  incoming, at(moved), options.timeout);
     int k = 0;
     for (int i = 1; i < p; ++i) {
-      if ((i & d) == 0) continue;
-      internal::copy_bytes(slots.data() + at(i), incoming.data() + at(k++), b);
+      if ((i & d) != 0) internal::copy_bytes(slots + at(i), incoming + at(k++), b);
     }
   }
-  for (int i = 0; i < p; ++i) internal::copy_bytes(out + at((me - i + p) % p), slots.data() + at(i), b);
+  for (int i = 0; i < p; ++i) internal::copy_bytes(out + at((me - i + p) % p), slots + at(i), b);
 }
 
 }  // namespace ragged

@@ -44,18 +44,27 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
   const std::size_t nr = remote.size();
   const int tag = internal::tag_alltoall;
 
+  // Temporary buffers, slices of the Comm's scratch memory. The coordinator: what it
+  // gathers ([member][1 + nr blocks]), what crosses each way and what it scatters;
+  // a member: its message to the coordinator and what comes back.
+  const std::size_t crossing = nl * nr * b;
+  std::byte* scratch = comm.scratch(me == leader ? nl * (1 + nr) * b + 3 * crossing : (1 + nr) * b + nr * b).data();
+  std::byte* gathered = me == leader ? scratch : nullptr;
+  std::byte* across = me == leader ? gathered + nl * (1 + nr) * b : nullptr;
+  std::byte* back = me == leader ? across + crossing : nullptr;
+  std::byte* scatter = me == leader ? back + crossing : nullptr;
+  std::byte* to_leader = me == leader ? nullptr : scratch;
+  std::byte* mine_from_remote = me == leader ? nullptr : to_leader + (1 + nr) * b;
+
   // 1. Local exchange, with the crossing blocks riding along to the coordinator.
   std::vector<Request> requests;
-  std::vector<std::byte> to_leader;
-  std::vector<std::byte> gathered;  // coordinator: [member][1 + nr blocks]
   std::vector<std::size_t> member_slot(static_cast<std::size_t>(p), 0);
   for (std::size_t k = 0; k < nl; ++k) member_slot[static_cast<std::size_t>(local[k])] = k;
-  if (me == leader) gathered.resize(nl * (1 + nr) * b);
   for (const int j : local) {
     if (j == me) continue;
     if (me == leader) {
       requests.push_back(
-          comm.irecv(j, tag, gathered.data() + member_slot[static_cast<std::size_t>(j)] * (1 + nr) * b, (1 + nr) * b));
+          comm.irecv(j, tag, gathered + member_slot[static_cast<std::size_t>(j)] * (1 + nr) * b, (1 + nr) * b));
     } else {
       requests.push_back(comm.irecv(j, tag, out + at(j), b));
     }
@@ -63,11 +72,10 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
   for (const int j : local) {
     if (j == me) continue;
     if (j == leader) {
-      to_leader.resize((1 + nr) * b);
-      internal::copy_bytes(to_leader.data(), source.data() + at(j), b);
+      internal::copy_bytes(to_leader, source.data() + at(j), b);
       for (std::size_t k = 0; k < nr; ++k)
-        internal::copy_bytes(to_leader.data() + (1 + k) * b, source.data() + at(remote[k]), b);
-      requests.push_back(comm.isend(j, tag, to_leader.data(), to_leader.size()));
+        internal::copy_bytes(to_leader + (1 + k) * b, source.data() + at(remote[k]), b);
+      requests.push_back(comm.isend(j, tag, to_leader, (1 + nr) * b));
     } else {
       requests.push_back(comm.isend(j, tag, source.data() + at(j), b));
     }
@@ -78,41 +86,35 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
   if (me == leader) {
     // The coordinator's own crossing blocks and its members' blocks for it.
     for (std::size_t k = 0; k < nr; ++k) {
-      internal::copy_bytes(gathered.data() + member_slot[static_cast<std::size_t>(me)] * (1 + nr) * b + (1 + k) * b,
+      internal::copy_bytes(gathered + member_slot[static_cast<std::size_t>(me)] * (1 + nr) * b + (1 + k) * b,
                            source.data() + at(remote[k]), b);
     }
     for (const int j : local) {
       if (j != me)
-        internal::copy_bytes(out + at(j), gathered.data() + member_slot[static_cast<std::size_t>(j)] * (1 + nr) * b, b);
+        internal::copy_bytes(out + at(j), gathered + member_slot[static_cast<std::size_t>(j)] * (1 + nr) * b, b);
     }
     // 2. Backbone: M(i,k) for i local, k remote (i-major), against M(k,i) likewise.
-    std::vector<std::byte> across(nl * nr * b);
     for (std::size_t i = 0; i < nl; ++i) {
-      internal::copy_bytes(across.data() + i * nr * b, gathered.data() + i * (1 + nr) * b + b, nr * b);
+      internal::copy_bytes(across + i * nr * b, gathered + i * (1 + nr) * b + b, nr * b);
     }
-    std::vector<std::byte> back(nr * nl * b);
-    comm.sendrecv(remote_leader, tag, across.data(), across.size(), remote_leader, tag, back.data(), back.size(),
-                  options.timeout);
+    comm.sendrecv(remote_leader, tag, across, crossing, remote_leader, tag, back, crossing, options.timeout);
     // 3. Scatter: member i gets M(k,i) for every remote k.
-    std::vector<std::byte> scatter(nl * nr * b);
     for (std::size_t i = 0; i < nl; ++i) {
       for (std::size_t k = 0; k < nr; ++k) {
-        internal::copy_bytes(scatter.data() + (i * nr + k) * b, back.data() + (k * nl + i) * b, b);
+        internal::copy_bytes(scatter + (i * nr + k) * b, back + (k * nl + i) * b, b);
       }
     }
     for (std::size_t i = 0; i < nl; ++i) {
       if (local[i] == me) {
-        for (std::size_t k = 0; k < nr; ++k)
-          internal::copy_bytes(out + at(remote[k]), scatter.data() + (i * nr + k) * b, b);
+        for (std::size_t k = 0; k < nr; ++k) internal::copy_bytes(out + at(remote[k]), scatter + (i * nr + k) * b, b);
       } else {
-        requests.push_back(comm.isend(local[i], tag, scatter.data() + i * nr * b, nr * b));
+        requests.push_back(comm.isend(local[i], tag, scatter + i * nr * b, nr * b));
       }
     }
     comm.wait_all(requests, options.timeout);
   } else {
-    std::vector<std::byte> mine_from_remote(nr * b);
-    comm.recv(leader, tag, mine_from_remote.data(), mine_from_remote.size(), options.timeout);
-    for (std::size_t k = 0; k < nr; ++k) internal::copy_bytes(out + at(remote[k]), mine_from_remote.data() + k * b, b);
+    comm.recv(leader, tag, mine_from_remote, nr * b, options.timeout);
+    for (std::size_t k = 0; k < nr; ++k) internal::copy_bytes(out + at(remote[k]), mine_from_remote + k * b, b);
   }
 }
 
