@@ -1,0 +1,53 @@
+#!/bin/sh
+# testbed.two_clusters: every two-cluster alltoall and alltoallv of ragged, and
+# Open MPI's own, on real Open MPI across two emulated clusters (3 + 5 hosts on
+# two switches joined by a router, 2 ms backbone), two ranks per host. The
+# clusters are found from the host names (ragged-bench --layout hosts), every
+# result is checked byte for byte by ragged-bench, and the backbone messages it
+# measures must be lg's 2*max(n1,n2) against linear's 2*n1*n2. Skips (exit 77),
+# saying why, where the machine cannot host the testbed.
+# usage: run_two_clusters.sh TESTBED_SCRIPT DELAYLINE_BINARY RAGGED_BENCH
+testbed=$1
+delayline=$2
+bench=$3
+if [ -z "$bench" ]; then
+  echo "SKIP: built without MPI or without ragged-bench"
+  exit 77
+fi
+if [ -z "$delayline" ]; then
+  echo "SKIP: the delay line was not built (libnetfilter_queue not found at configure time)"
+  exit 77
+fi
+"$testbed" check --delayline "$delayline" || exit $?
+
+out=$(mktemp) || exit 1
+trap 'rm -f "$out"' EXIT
+for collective in alltoall alltoallv; do
+  "$testbed" run --two-clusters 3+5 --ranks-per-host 2 --rate 1gbit --backbone-rate 10gbit --backbone-delay 2ms \
+    --timeout 50 --delayline "$delayline" -- "$bench" two-cluster --backend mpi --layout hosts \
+    --collective "$collective" --sizes 1Ki,64Ki --iterations 1 --warmup 0 --format csv >"$out" || {
+    echo "FAIL: the $collective job failed"
+    cat "$out"
+    exit 1
+  }
+  cat "$out"
+  # Columns: experiment,backend,platform,collective,algorithm,n1,n2,bytes,time_s,
+  # backbone_messages,backbone_bytes,local_messages,iterations,sim_scale,checked
+  awk -F, -v collective="$collective" '
+    NR == 1 { next }
+    {
+      rows++
+      if ($6 != 6 || $7 != 10) { print "FAIL: " $5 " ran on " $6 "+" $7 " processes, not the hosts 6+10"; bad = 1 }
+      if ($15 != "yes") { print "FAIL: " $5 " at " $8 " bytes was not checked"; bad = 1 }
+      if ($5 == "lg") { lg++; if ($10 > 20 || (collective == "alltoall" && $10 != 20)) { print "FAIL: lg sent " $10 " backbone messages, 2*max(6,10) = 20"; bad = 1 } }
+      if ($5 == "linear") { linear++; if ($10 != 120) { print "FAIL: linear sent " $10 " backbone messages, 2*6*10 = 120"; bad = 1 } }
+      if ($5 == "native") native++
+    }
+    END {
+      if (lg != 2 || linear != 2) { print "FAIL: expected lg and linear at two sizes, got " lg " and " linear; bad = 1 }
+      if (collective == "alltoall" && native != 2) { print "FAIL: native is missing"; bad = 1 }
+      if (rows == 0) { print "FAIL: no rows"; bad = 1 }
+      exit bad
+    }' "$out" || exit 1
+done
+echo "testbed.two_clusters: every result checked; lg 20 backbone messages against linear 120"
