@@ -243,8 +243,6 @@ void verify(const TwoClusterOptions& o, const Point& point, int p, int me, const
   }
 }
 
-/// Measures every algorithm at every point on this rank; rank 0 collects every rank's samples
-/// into samples[point][algorithm][rank][iteration].
 /// The common start of every timed call. Rank 0 names an instant `lead` seconds ahead on
 /// its clock and sends it to every rank; each rank starts when its own clock reads that
 /// instant plus its offset from rank 0's clock. sim: one global clock (offset 0), lead
@@ -275,6 +273,8 @@ StartClock start_clock(Comm& comm, bool global_clock) {
   return clock;
 }
 
+/// Measures every algorithm at every point on this rank; rank 0 collects every rank's samples
+/// into samples[point][algorithm][rank][iteration].
 void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::string>& algorithms,
              const std::vector<Point>& points, const std::shared_ptr<const ClusterLayout>& layout, int iterations,
              int warmup, bool global_clock, std::vector<std::vector<std::vector<std::vector<Sample>>>>& samples) {
