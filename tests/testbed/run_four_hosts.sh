@@ -5,15 +5,8 @@
 testbed=$1
 delayline=$2
 check=$3
-if [ -z "$check" ]; then
-  echo "SKIP: built without MPI (RAGGED_WITH_MPI=OFF)"
-  exit 77
-fi
-if [ -z "$delayline" ]; then
-  echo "SKIP: the delay line was not built (libnetfilter_queue not found at configure time)"
-  exit 77
-fi
-"$testbed" check --delayline "$delayline" || exit $?
+. "$(dirname "$0")/preflight.sh"
+preflight "$testbed" "$delayline" "$check" "built without MPI (RAGGED_WITH_MPI=OFF)"
 
 # 100 Mbit/s links and 2 ms one-way latency; the check verifies the results
 # of collectives exactly and that the links are no faster than that.

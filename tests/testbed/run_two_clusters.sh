@@ -10,15 +10,8 @@
 testbed=$1
 delayline=$2
 bench=$3
-if [ -z "$bench" ]; then
-  echo "SKIP: built without MPI or without ragged-bench"
-  exit 77
-fi
-if [ -z "$delayline" ]; then
-  echo "SKIP: the delay line was not built (libnetfilter_queue not found at configure time)"
-  exit 77
-fi
-"$testbed" check --delayline "$delayline" || exit $?
+. "$(dirname "$0")/preflight.sh"
+preflight "$testbed" "$delayline" "$bench" "built without MPI or without ragged-bench"
 
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
