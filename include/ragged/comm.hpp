@@ -3,6 +3,7 @@
 // for one-sided communication. Algorithms see only Comm and Runtime.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <limits>
 #include <memory>
@@ -98,14 +99,20 @@ class Comm {
   Status sendrecv(int dest, int send_tag, const void* send_data, std::size_t send_bytes, int source, int recv_tag,
                   void* recv_data, std::size_t recv_capacity, Timeout timeout = {});
 
+  /// Independent blocks of scratch memory a collective may hold at once: for parts whose
+  /// sizes become known at different times (alltoallv lg: its outboxes before the block
+  /// sizes arrive, its inboxes after).
+  static constexpr int scratch_slots = 2;
+
   /// Scratch memory for the collective running on this Comm: `bytes` bytes (unspecified
-  /// contents), kept from call to call so that its pages stay mapped. A fresh large
-  /// allocation is mapped anew on every call and pays a page fault per page (glibc hands
-  /// every block of 128 KiB or more straight to mmap). Valid until the next scratch() or
-  /// release_scratch() on this Comm. One collective at a time may use it, from the rank's
-  /// foreground (MPI's rule for the collectives of one communicator); daemons must not.
-  [[nodiscard]] std::span<std::byte> scratch(std::size_t bytes);
-  /// Frees the scratch memory (the next scratch() allocates afresh).
+  /// contents) of block `slot` (0..scratch_slots-1), kept from call to call so that its
+  /// pages stay mapped. A fresh large allocation is mapped anew on every call and pays a
+  /// page fault per page (glibc hands every block of 128 KiB or more straight to mmap).
+  /// Valid until the next scratch() of the same slot or release_scratch() on this Comm.
+  /// One collective at a time may use it, from the rank's foreground (MPI's rule for the
+  /// collectives of one communicator); daemons must not.
+  [[nodiscard]] std::span<std::byte> scratch(std::size_t bytes, int slot = 0);
+  /// Frees the scratch memory of every slot (the next scratch() allocates afresh).
   void release_scratch() noexcept;
 
  protected:
@@ -115,8 +122,11 @@ class Comm {
   std::size_t poll_wait_any(std::span<Request> requests, Timeout timeout, double poll_interval_s);
 
  private:
-  std::unique_ptr<std::byte[]> scratch_;
-  std::size_t scratch_bytes_ = 0;
+  struct ScratchBlock {
+    std::unique_ptr<std::byte[]> data;
+    std::size_t bytes = 0;
+  };
+  std::array<ScratchBlock, scratch_slots> scratch_;
 };
 
 /// Checks that `rank` names a rank of `comm` (0..size-1); throws InvalidArgument naming `argument`.

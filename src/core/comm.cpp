@@ -105,19 +105,21 @@ void check_rank(const Comm& comm, int rank, const char* argument) {
   }
 }
 
-std::span<std::byte> Comm::scratch(std::size_t bytes) {
-  if (bytes > scratch_bytes_) {
-    scratch_.reset();  // the old block goes first: never both at once
-    scratch_bytes_ = 0;
-    scratch_ = std::make_unique_for_overwrite<std::byte[]>(bytes);
-    scratch_bytes_ = bytes;
+std::span<std::byte> Comm::scratch(std::size_t bytes, int slot) {
+  if (slot < 0 || slot >= scratch_slots) {
+    throw InvalidArgument("slot", "must be 0.." + std::to_string(scratch_slots - 1) + ", got " + std::to_string(slot));
   }
-  return {scratch_.get(), bytes};
+  ScratchBlock& block = scratch_[static_cast<std::size_t>(slot)];
+  if (bytes > block.bytes) {
+    block = ScratchBlock{};  // the old block goes first: never both at once
+    block.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    block.bytes = bytes;
+  }
+  return {block.data.get(), bytes};
 }
 
 void Comm::release_scratch() noexcept {
-  scratch_.reset();
-  scratch_bytes_ = 0;
+  for (ScratchBlock& block : scratch_) block = ScratchBlock{};
 }
 
 }  // namespace ragged

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "ragged/comm.hpp"
+#include "ragged/error.hpp"
 #include "ragged/sim.hpp"
 
 namespace ragged {
@@ -34,6 +35,28 @@ TEST(SimScratch, TheSameBlockServesEveryCallThatFits) {
     const std::span<std::byte> fresh = comm.scratch(100);
     ASSERT_EQ(fresh.size(), 100U);
     std::memset(fresh.data(), 0, fresh.size());
+  });
+}
+
+TEST(SimScratch, SlotsAreIndependentBlocks) {
+  sim::run(sim::Config{.platform = "cluster-1gbe-48", .procs = 1}, [](Comm& comm) {
+    ASSERT_EQ(Comm::scratch_slots, 2);
+    const std::span<std::byte> zero = comm.scratch(1 << 18, 0);
+    std::memset(zero.data(), 0x22, zero.size());
+    const std::span<std::byte> one = comm.scratch(1 << 19, 1);  // growing slot 1 leaves slot 0 alone
+    std::memset(one.data(), 0x33, one.size());
+    EXPECT_EQ(comm.scratch(1 << 18, 0).data(), zero.data());
+    for (const std::byte x : comm.scratch(1 << 18, 0)) ASSERT_EQ(x, std::byte{0x22});
+    EXPECT_EQ(comm.scratch(10, 1).data(), one.data());
+    try {
+      (void)comm.scratch(1, Comm::scratch_slots);
+      ADD_FAILURE() << "slot " << Comm::scratch_slots << " was accepted";
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(e.argument(), "slot");
+    }
+    EXPECT_THROW((void)comm.scratch(1, -1), InvalidArgument);
+    comm.release_scratch();
+    EXPECT_EQ(comm.scratch(0, 1).size(), 0U);
   });
 }
 

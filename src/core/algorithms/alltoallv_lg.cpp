@@ -17,6 +17,7 @@
 // and 8 bytes per carried block; the backbone phase is unchanged, with each
 // message as long as the sum of the blocks it packs.
 #include <cstdint>
+#include <numeric>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -77,18 +78,25 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
       held[key(x)] = piece;
     }
   };
-  const auto pack = [](const std::vector<Block>& blocks, const auto& where) {
+  const auto packed_size = [](const std::vector<Block>& blocks, const auto& where) {
     std::size_t total = 0;
     for (const Block& x : blocks) total += where(x).bytes;
-    std::vector<std::byte> buffer(total);
-    std::size_t at = 0;
+    return total;
+  };
+  const auto pack = [](std::byte* buffer, const std::vector<Block>& blocks, const auto& where) {
     for (const Block& x : blocks) {
       const Piece piece = where(x);
-      internal::copy_bytes(buffer.data() + at, piece.data, piece.bytes);
-      at += piece.bytes;
+      internal::copy_bytes(buffer, piece.data, piece.bytes);
+      buffer += piece.bytes;
     }
-    return buffer;
   };
+  // Temporary buffers are slices of the Comm's scratch memory, kept from call to call:
+  // slot 0 holds the local outboxes, then (once they are sent) the backbone messages;
+  // slot 1 the local inboxes, sized when the size messages are in.
+  std::size_t outbox_bytes = 0;
+  for (const plans::lg::Transfer& t : plan.local_sends) outbox_bytes += packed_size(t.blocks, own);
+  std::byte* free_space = comm.scratch(outbox_bytes, 0).data();
+  const auto take = [&free_space](std::size_t bytes) { return std::exchange(free_space, free_space + bytes); };
   // Only a message with blocks for someone other than its receiver needs sizes ahead.
   const auto needs_sizes = [](const std::vector<Block>& blocks, int receiver) {
     return blocks.size() > 1 || (blocks.size() == 1 && blocks[0].dst != receiver);
@@ -101,7 +109,6 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
   // Local phase, sends: sizes then blocks, everything at once.
   std::vector<Request> sends;
   std::vector<std::vector<std::uint64_t>> size_out(plan.local_sends.size());
-  std::vector<std::vector<std::byte>> outbox(plan.local_sends.size());
   for (std::size_t k = 0; k < plan.local_sends.size(); ++k) {
     const plans::lg::Transfer& t = plan.local_sends[k];
     const int peer = ids.rank(t.peer);
@@ -110,9 +117,10 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
       sends.push_back(comm.isend(peer, internal::tag_alltoallv_sizes, size_out[k].data(),
                                  size_out[k].size() * sizeof(std::uint64_t)));
     }
-    outbox[k] = pack(t.blocks, own);
-    if (!outbox[k].empty())
-      sends.push_back(comm.isend(peer, internal::tag_alltoallv, outbox[k].data(), outbox[k].size()));
+    const std::size_t bytes = packed_size(t.blocks, own);
+    std::byte* outbox = take(bytes);
+    pack(outbox, t.blocks, own);
+    if (bytes != 0) sends.push_back(comm.isend(peer, internal::tag_alltoallv, outbox, bytes));
   }
   // Local phase, receives: the sizes first, then the blocks.
   std::vector<std::vector<std::uint64_t>> size_in(plan.local_recvs.size());
@@ -129,14 +137,18 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
   }
   comm.wait_all(receives, options.timeout);
   receives.clear();
-  std::vector<std::vector<std::byte>> inbox(plan.local_recvs.size());
+  std::vector<std::size_t> inbox_bytes(plan.local_recvs.size(), 0);
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
-    std::size_t total = 0;
-    for (const std::uint64_t s : size_in[k]) total += static_cast<std::size_t>(s);
-    inbox[k].resize(total);
-    if (total != 0) {
+    for (const std::uint64_t s : size_in[k]) inbox_bytes[k] += static_cast<std::size_t>(s);
+  }
+  std::byte* inbox_space =
+      comm.scratch(std::accumulate(inbox_bytes.begin(), inbox_bytes.end(), std::size_t{0}), 1).data();
+  std::vector<std::byte*> inbox(plan.local_recvs.size(), nullptr);
+  for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
+    inbox[k] = std::exchange(inbox_space, inbox_space + inbox_bytes[k]);
+    if (inbox_bytes[k] != 0) {
       receives.push_back(
-          comm.irecv(ids.rank(plan.local_recvs[k].peer), internal::tag_alltoallv, inbox[k].data(), total));
+          comm.irecv(ids.rank(plan.local_recvs[k].peer), internal::tag_alltoallv, inbox[k], inbox_bytes[k]));
     }
   }
   comm.wait_all(receives, options.timeout);
@@ -146,7 +158,7 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
     const std::vector<Block>& blocks = plan.local_recvs[k].blocks;
     for (std::size_t j = 0; j < blocks.size(); ++j) {
       const auto n = static_cast<std::size_t>(size_in[k][j]);
-      land(blocks[j], Piece{inbox[k].data() + at, n});
+      land(blocks[j], Piece{inbox[k] + at, n});
       at += n;
     }
   }
@@ -154,30 +166,32 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
   // Backbone phase: every step's exchange posted in step order, none waiting for the
   // previous one; empty directions are not sent.
   const auto from_held = [&](const Block& x) { return held.at(key(x)); };
-  std::vector<std::vector<std::byte>> incoming(plan.backbone.size());
-  std::vector<std::vector<std::byte>> outgoing(plan.backbone.size());
+  std::size_t backbone_bytes = 0;
+  for (const plans::lg::Exchange& e : plan.backbone) {
+    backbone_bytes += packed_size(e.send, from_held);
+    for (const Block& x : e.recv) backbone_bytes += expected(x);
+  }
+  free_space = comm.scratch(backbone_bytes, 0).data();  // the outboxes are sent: slot 0 is free
+  std::vector<std::byte*> incoming(plan.backbone.size(), nullptr);
   std::vector<Request> crossing;
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     const plans::lg::Exchange& e = plan.backbone[k];
     std::size_t total = 0;
     for (const Block& x : e.recv) total += expected(x);
-    incoming[k].resize(total);
-    if (total != 0) {
-      crossing.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoallv, incoming[k].data(), total));
-    }
+    incoming[k] = take(total);
+    if (total != 0) crossing.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoallv, incoming[k], total));
   }
-  for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
-    const plans::lg::Exchange& e = plan.backbone[k];
-    outgoing[k] = pack(e.send, from_held);
-    if (!outgoing[k].empty()) {
-      crossing.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoallv, outgoing[k].data(), outgoing[k].size()));
-    }
+  for (const plans::lg::Exchange& e : plan.backbone) {
+    const std::size_t bytes = packed_size(e.send, from_held);
+    std::byte* outgoing = take(bytes);
+    pack(outgoing, e.send, from_held);
+    if (bytes != 0) crossing.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoallv, outgoing, bytes));
   }
   comm.wait_all(crossing, options.timeout);
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     std::size_t at = 0;
     for (const Block& x : plan.backbone[k].recv) {
-      land(x, Piece{incoming[k].data() + at, expected(x)});
+      land(x, Piece{incoming[k] + at, expected(x)});
       at += expected(x);
     }
   }
