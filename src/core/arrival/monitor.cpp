@@ -24,7 +24,6 @@
 #include <array>
 #include <cstring>
 #include <deque>
-#include <limits>
 #include <list>
 #include <map>
 #include <mutex>
