@@ -14,7 +14,7 @@
 //     monitor.processing_start();
 //     compute_first_half();  monitor.edge(0.5);  compute_second_half();
 //     monitor.processing_end();
-//     CollectiveOptions o;  o.arrival = monitor.arrive();
+//     CollectiveOptions o;  o.hints.set(monitor.arrive());
 //     Registry::instance().allgather("bdr")(comm, in, out, count, DataType::float32, o);
 //   }
 //   monitor.finalize();                          // collective
@@ -203,17 +203,10 @@ class Monitor {
 /// the largest alpha and beta over all pairs, the same on every rank. Uses `tag` (and tag+1).
 LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_t{1} << 20, int rounds = 3);
 
-// ------------------------------------------------------------------ the algorithms
-
-// Arrival-aware algorithms (registered with Restrictions::needs_arrival by
-// register_arrival_algorithms). They read CollectiveOptions::arrival; without it
-// they still give exact results (BDR runs as the ring, BSLS/SLS serve the ranks
-// in rank order). docs/algorithms/{bdr,bsls,sls,bslb}.md.
-void allgather_bdr(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&);     // "bdr"
-void allgather_bgd(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&);     // "bgd"
-void allgather_bslb(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&);    // "bslb"
-void gather_bsls(Comm&, const void*, void*, std::size_t, DataType, int, const CollectiveOptions&);  // "bsls"
-void gather_sls(Comm&, const void*, void*, std::size_t, DataType, int, const CollectiveOptions&);   // "sls"
+// The arrival-aware algorithms (allgather bdr, bgd, bslb; gather bsls, sls) are entries of the
+// algorithm list (src/core/algorithms/list.def) and run through dispatch with the snapshot as a
+// hint: CollectiveOptions::hints.set(monitor.arrive()). Without it they still give exact results
+// (BDR runs as the ring, BSLS/SLS serve the ranks in rank order). docs/algorithms/{bdr,bgd,bsls,sls,bslb}.md.
 
 // ------------------------------------------------------------------ C API (pat.h)
 

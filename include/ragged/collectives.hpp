@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
+#include <string>
 
 #include "ragged/comm.hpp"
+#include "ragged/context.hpp"
 #include "ragged/datatype.hpp"
 
 namespace ragged {
@@ -26,51 +29,78 @@ inline const void* const in_place = &internal::in_place_marker;
 
 class ArrivalSnapshot;
 struct ClusterLayout;
+struct Algorithm;
 
 /// Per-call options common to every collective.
 struct CollectiveOptions {
-  /// Arrival estimates for arrival-aware algorithms; null when there are none.
-  std::shared_ptr<const ArrivalSnapshot> arrival;
-  /// Which cluster each rank belongs to, for the two-cluster algorithms; null when unknown.
-  std::shared_ptr<const ClusterLayout> clusters;
+  /// The algorithm to run: a name of the registry, "auto" (chosen by cost model and arrival
+  /// snapshot), or empty: RAGGED_<COLLECTIVE> from the environment, else the rules file named by
+  /// RAGGED_TUNING_FILE, else "auto" (docs/selection.md).
+  std::string algorithm{};
   /// Applies to every blocking wait inside the collective.
-  Timeout timeout;
+  Timeout timeout{};
+  /// Hints of the algorithm families, by type: std::shared_ptr<const ArrivalSnapshot> for the
+  /// arrival-aware ones, std::shared_ptr<const ClusterLayout> for the two-cluster ones.
+  Hints hints{};
 };
 
-using AllgatherFn = void (*)(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                             const CollectiveOptions& options);
-using AllreduceFn = void (*)(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                             const ReduceOp& op, const CollectiveOptions& options);
-using BcastFn = void (*)(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
-                         const CollectiveOptions& options);
-using ReduceFn = void (*)(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                          const ReduceOp& op, int root, const CollectiveOptions& options);
+// The dispatch entry points (src/core/dispatch/): MPI's argument lists over void* and DataType,
+// for the C API, the PMPI library and callers that hold raw buffers. Each validates its
+// arguments (InvalidArgument names the argument), selects an algorithm, enforces its
+// restrictions with a correct fallback and runs it; it returns the algorithm that ran.
+// The typed API over spans is in ragged/api.hpp.
+const Algorithm& allgather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                           const CollectiveOptions& options = {});
+const Algorithm& allreduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                           const ReduceOp& op, const CollectiveOptions& options = {});
+const Algorithm& bcast(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
+                       const CollectiveOptions& options = {});
+const Algorithm& reduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                        const ReduceOp& op, int root, const CollectiveOptions& options = {});
 /// gather: every rank sends `count` elements; the root receives size()*count in rank order.
-using GatherFn = void (*)(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                          const CollectiveOptions& options);
+const Algorithm& gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
+                        const CollectiveOptions& options = {});
 /// scatter: the root sends size()*count elements; every rank receives its `count`.
-using ScatterFn = void (*)(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                           const CollectiveOptions& options);
-
+const Algorithm& scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
+                         const CollectiveOptions& options = {});
 /// gatherv: every rank sends `sendcount` elements; the root receives recvcounts[i] elements of
 /// rank i at recvbuf + displs[i] (counts and displacements in elements, significant at the root;
 /// displacements need not be contiguous or in rank order). Counts are ints as in MPI, so
 /// negative values can be detected and reported.
-using GathervFn = void (*)(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf,
-                           std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
-                           const CollectiveOptions& options);
+const Algorithm& gatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                         std::span<const int> displs, DataType type, int root, const CollectiveOptions& options = {});
 /// scatterv: the root sends sendcounts[i] elements from sendbuf + displs[i] to rank i, which
 /// receives `recvcount` of them.
-using ScattervFn = void (*)(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
-                            std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
-                            const CollectiveOptions& options);
+const Algorithm& scatterv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                          void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options = {});
 /// alltoall: block j of sendbuf (count elements) goes to rank j; block i of recvbuf comes from rank i.
-using AlltoallFn = void (*)(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                            const CollectiveOptions& options);
+const Algorithm& alltoall(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                          const CollectiveOptions& options = {});
 /// alltoallv: as MPI_Alltoallv, counts and displacements in elements.
-using AlltoallvFn = void (*)(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
-                             std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
-                             std::span<const int> rdispls, DataType type, const CollectiveOptions& options);
+const Algorithm& alltoallv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
+                           std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
+                           std::span<const int> rdispls, DataType type, const CollectiveOptions& options = {});
+
+// Callables with the dispatch entry points' arguments, returning the algorithm that ran
+// (Registry::allgather(name) etc. bind a name).
+using AllgatherFn =
+    std::function<const Algorithm&(Comm&, const void*, void*, std::size_t, DataType, const CollectiveOptions&)>;
+using AllreduceFn = std::function<const Algorithm&(Comm&, const void*, void*, std::size_t, DataType, const ReduceOp&,
+                                                   const CollectiveOptions&)>;
+using BcastFn = std::function<const Algorithm&(Comm&, void*, std::size_t, DataType, int, const CollectiveOptions&)>;
+using ReduceFn = std::function<const Algorithm&(Comm&, const void*, void*, std::size_t, DataType, const ReduceOp&, int,
+                                                const CollectiveOptions&)>;
+using GatherFn =
+    std::function<const Algorithm&(Comm&, const void*, void*, std::size_t, DataType, int, const CollectiveOptions&)>;
+using ScatterFn = GatherFn;
+using GathervFn = std::function<const Algorithm&(Comm&, const void*, int, void*, std::span<const int>,
+                                                 std::span<const int>, DataType, int, const CollectiveOptions&)>;
+using ScattervFn = std::function<const Algorithm&(Comm&, const void*, std::span<const int>, std::span<const int>, void*,
+                                                  int, DataType, int, const CollectiveOptions&)>;
+using AlltoallFn = AllgatherFn;
+using AlltoallvFn =
+    std::function<const Algorithm&(Comm&, const void*, std::span<const int>, std::span<const int>, void*,
+                                   std::span<const int>, std::span<const int>, DataType, const CollectiveOptions&)>;
 
 /// A dissemination barrier over Comm (used by benchmarks and tests on every backend).
 void barrier(Comm& comm, Timeout timeout = {});

@@ -15,6 +15,10 @@
 
 namespace ragged {
 
+namespace internal {
+struct CommState;
+}
+
 /// Receive from whichever rank's message matches first.
 inline constexpr int any_source = -1;
 /// Highest tag the algorithms may use; backends guarantee at least this range.
@@ -99,21 +103,10 @@ class Comm {
   Status sendrecv(int dest, int send_tag, const void* send_data, std::size_t send_bytes, int source, int recv_tag,
                   void* recv_data, std::size_t recv_capacity, Timeout timeout = {});
 
-  /// Independent blocks of scratch memory a collective may hold at once: for parts whose
-  /// sizes become known at different times (alltoallv lg: its outboxes before the block
-  /// sizes arrive, its inboxes after).
-  static constexpr int scratch_slots = 2;
-
-  /// Scratch memory for the collective running on this Comm: `bytes` bytes (unspecified
-  /// contents) of block `slot` (0..scratch_slots-1), kept from call to call so that its
-  /// pages stay mapped. A fresh large allocation is mapped anew on every call and pays a
-  /// page fault per page (glibc hands every block of 128 KiB or more straight to mmap).
-  /// Valid until the next scratch() of the same slot or release_scratch() on this Comm.
-  /// One collective at a time may use it, from the rank's foreground (MPI's rule for the
-  /// collectives of one communicator); daemons must not.
-  [[nodiscard]] std::span<std::byte> scratch(std::size_t bytes, int slot = 0);
-  /// Frees the scratch memory of every slot (the next scratch() allocates afresh).
-  void release_scratch() noexcept;
+  /// The dispatch layer's state for this communicator (the workspace its collectives reuse
+  /// from call to call, the fallbacks it reported), as MPI caches attributes on a communicator.
+  /// Created on first use; owned by the Comm.
+  [[nodiscard]] internal::CommState& dispatch_state();
 
  protected:
   /// Marks `request` complete with the status its implementation reports.
@@ -122,11 +115,7 @@ class Comm {
   std::size_t poll_wait_any(std::span<Request> requests, Timeout timeout, double poll_interval_s);
 
  private:
-  struct ScratchBlock {
-    std::unique_ptr<std::byte[]> data;
-    std::size_t bytes = 0;
-  };
-  std::array<ScratchBlock, scratch_slots> scratch_;
+  std::shared_ptr<internal::CommState> dispatch_state_;
 };
 
 /// Checks that `rank` names a rank of `comm` (0..size-1); throws InvalidArgument naming `argument`.

@@ -45,6 +45,24 @@ class TimeoutError : public Error {
   explicit TimeoutError(const std::string& what) : Error(what) {}
 };
 
+/// A configuration file (RAGGED_TUNING_FILE) is malformed: names the file, the line and the field.
+class ConfigError : public Error {
+ public:
+  ConfigError(std::string file, int line, std::string field, const std::string& why)
+      : Error(file + ":" + std::to_string(line) + ": field '" + field + "': " + why),
+        file_(std::move(file)),
+        line_(line),
+        field_(std::move(field)) {}
+  [[nodiscard]] const std::string& file() const noexcept { return file_; }
+  [[nodiscard]] int line() const noexcept { return line_; }
+  [[nodiscard]] const std::string& field() const noexcept { return field_; }
+
+ private:
+  std::string file_;
+  int line_;
+  std::string field_;
+};
+
 /// The environment cannot support ragged (e.g. MPI without MPI_THREAD_MULTIPLE).
 class UnsupportedError : public Error {
  public:

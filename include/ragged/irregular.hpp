@@ -1,11 +1,14 @@
-// ragged: irregular gather and scatter (MPI_Gatherv, MPI_Scatterv), issue 4 / seed 003.
+// ragged: options of the irregular gather and scatter (MPI_Gatherv, MPI_Scatterv),
+// issue 4 / seed 003.
 //
-// Every function has the uniform signature of its collective (collectives.hpp) and
-// MPI's semantics: counts and displacements in elements, significant at the root;
-// the root's displacements need not be contiguous or in rank order; zero counts;
-// any root; ragged::in_place as the root's sendbuf (gatherv: its block is already
-// at recvbuf + displs[root]) or as the root's recvbuf (scatterv: its block stays at
-// sendbuf + displs[root]). The registry knows them by the names in the comments.
+// The algorithms themselves (gatherv/scatterv "traff", "traff_copy", "traff_degrade",
+// "linear", "binomial", "padded") are in the registry (src/core/algorithms/list.def)
+// and run through ragged::gatherv / ragged::scatterv (collectives.hpp), with MPI's
+// semantics: counts and displacements in elements, significant at the root; the
+// root's displacements need not be contiguous or in rank order; zero counts; any
+// root; ragged::in_place as the root's sendbuf (gatherv: its block is already at
+// recvbuf + displs[root]) or as the root's recvbuf (scatterv: its block stays at
+// sendbuf + displs[root]).
 //
 // Bad input raises InvalidArgument naming the argument: a negative count or
 // displacement, a root out of range, counts or displacements without one entry per
@@ -17,9 +20,6 @@
 
 #include <cstddef>
 #include <optional>
-#include <span>
-
-#include "ragged/collectives.hpp"
 
 namespace ragged {
 
@@ -29,6 +29,8 @@ enum class TraffCost {
   lemma4,  ///< every rank copies its own block into a communication buffer once
 };
 
+/// Options of Traff's trees; as a hint (options.hints.set(std::make_shared<const TraffOptions>(...)))
+/// they replace the defaults of gatherv and scatterv "traff".
 struct TraffOptions {
   TraffCost cost = TraffCost::lemma1;
   /// Graceful degradation: a subtree carrying more than this many bytes goes straight to
@@ -40,39 +42,5 @@ struct TraffOptions {
 
 /// The subtree threshold of the registered "traff_degrade" algorithms.
 inline constexpr std::size_t traff_degrade_threshold_bytes = 64 * 1024;
-
-// gatherv
-void gatherv_traff(Comm&, const void*, int, void*, std::span<const int>, std::span<const int>, DataType, int,
-                   const CollectiveOptions&);  // "traff": lemma 1, no threshold
-void gatherv_traff_copy(Comm&, const void*, int, void*, std::span<const int>, std::span<const int>, DataType, int,
-                        const CollectiveOptions&);  // "traff_copy": lemma 4
-void gatherv_traff_degrade(Comm&, const void*, int, void*, std::span<const int>, std::span<const int>, DataType, int,
-                           const CollectiveOptions&);  // "traff_degrade": lemma 1 + threshold
-void gatherv_traff_with(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                        std::span<const int> displs, DataType type, int root, const CollectiveOptions& options,
-                        const TraffOptions& traff);
-void gatherv_linear(Comm&, const void*, int, void*, std::span<const int>, std::span<const int>, DataType, int,
-                    const CollectiveOptions&);  // "linear"
-void gatherv_binomial(Comm&, const void*, int, void*, std::span<const int>, std::span<const int>, DataType, int,
-                      const CollectiveOptions&);  // "binomial"
-void gatherv_padded(Comm&, const void*, int, void*, std::span<const int>, std::span<const int>, DataType, int,
-                    const CollectiveOptions&);  // "padded"
-
-// scatterv
-void scatterv_traff(Comm&, const void*, std::span<const int>, std::span<const int>, void*, int, DataType, int,
-                    const CollectiveOptions&);  // "traff"
-void scatterv_traff_copy(Comm&, const void*, std::span<const int>, std::span<const int>, void*, int, DataType, int,
-                         const CollectiveOptions&);  // "traff_copy"
-void scatterv_traff_degrade(Comm&, const void*, std::span<const int>, std::span<const int>, void*, int, DataType, int,
-                            const CollectiveOptions&);  // "traff_degrade"
-void scatterv_traff_with(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                         void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options,
-                         const TraffOptions& traff);
-void scatterv_linear(Comm&, const void*, std::span<const int>, std::span<const int>, void*, int, DataType, int,
-                     const CollectiveOptions&);  // "linear"
-void scatterv_binomial(Comm&, const void*, std::span<const int>, std::span<const int>, void*, int, DataType, int,
-                       const CollectiveOptions&);  // "binomial"
-void scatterv_padded(Comm&, const void*, std::span<const int>, std::span<const int>, void*, int, DataType, int,
-                     const CollectiveOptions&);  // "padded"
 
 }  // namespace ragged

@@ -38,8 +38,9 @@ int PAT_ProcessingStart(void);
 int PAT_Edge(double fraction);
 /* The computation phase ends. */
 int PAT_ProcessingEnd(void);
-/* The allgather algorithm the coming collectives use ("bdr", "bslb", or a regular one); the
- * message size is learned from the previous call. */
+/* The algorithm the coming collectives use: an arrival-aware one by name ("bdr", "bgd", "bslb"
+ * for allgather; "bsls", "sls" for gather at root 0), "collective:name" ("gather:bsls"), or a
+ * regular allgather; the message size is learned from the previous call. */
 int PAT_UseAlg(const char* algorithm);
 /* The same with the message size given: `count` elements of `element_size` bytes per rank. */
 int PAT_UseAlgFor(const char* algorithm, size_t count, size_t element_size);

@@ -1,15 +1,22 @@
-// ragged: the algorithm registry. Every algorithm has a string name, its
-// collective, a one-line summary and its restrictions; backends add their own
-// (the mpi backend registers "native" for each collective).
+// ragged: the registry of algorithms. Every algorithm has a string name, its
+// collective, a one-line summary, its restrictions (with the algorithm that
+// runs when they fail), an alpha-beta cost model for `auto`, and optionally a
+// background part for the arrival agent. The core algorithms come from one
+// list (src/core/algorithms/list.def); backends add their own (the mpi
+// backend registers "native" for each collective).
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "ragged/collectives.hpp"
+#include "ragged/context.hpp"
 
 namespace ragged {
 
@@ -25,15 +32,69 @@ inline constexpr Collective all_collectives[] = {
 
 struct Restrictions {
   bool commutative_only = false;    ///< needs a commutative reduction operator
-  bool needs_arrival = false;       ///< needs an ArrivalSnapshot to be useful
-  bool needs_two_clusters = false;  ///< needs CollectiveOptions::clusters splitting the ranks in two
+  bool needs_arrival = false;       ///< arrival-aware: uses an ArrivalSnapshot hint (correct without one)
+  bool needs_two_clusters = false;  ///< needs a ClusterLayout hint splitting the ranks in two
   std::string backend;              ///< empty: any backend; otherwise only this one ("mpi")
+  /// What runs instead when commutative_only or needs_two_clusters fails (same collective).
+  std::string fallback;
 };
 
+/// What an alpha-beta cost model sees. Every value is shared by all ranks of a call.
+struct CostInput {
+  int procs = 1;
+  /// Bytes of one rank's block (allgather, gather, scatter, alltoall) or of the whole vector
+  /// (allreduce, bcast, reduce); 0 for gatherv, scatterv, alltoallv, whose sizes ranks do not share.
+  double bytes = 0;
+  double alpha = 0;  ///< seconds per message
+  double beta = 0;   ///< seconds per byte
+  double gamma = 0;  ///< seconds per byte reduced
+  /// Arrival-aware models: the worst imbalance of the snapshot (omega, seconds; 0 without one).
+  double omega = 0;
+};
+/// Predicted time of one call, in seconds. For an arrival-aware algorithm: the time it still
+/// needs after the last process arrived, in seed 000's step model.
+using CostModel = double (*)(const CostInput&);
+
+namespace internal {
+struct Background;
+}
+
+// The algorithms' own signatures: the collective's MPI-shaped arguments after a per-call Context.
+// Dispatch has validated them, resolved in_place (sendbuf is never in_place), copied the caller's
+// own block where the collective has one, and handled P = 1 and count 0.
+namespace impl {
+using Allgather = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
+using Allreduce = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                           const ReduceOp& op);
+using Bcast = void (*)(Context&, void* buffer, std::size_t count, DataType type, int root);
+using Reduce = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                        const ReduceOp& op, int root);
+using Gather = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root);
+using Scatter = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root);
+using Gatherv = void (*)(Context&, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                         std::span<const int> displs, DataType type, int root);
+using Scatterv = void (*)(Context&, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                          void* recvbuf, int recvcount, DataType type, int root);
+using Alltoall = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
+using Alltoallv = void (*)(Context&, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                           void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type);
+// Function types (not pointers), so that the list can declare the functions.
+using allgather_signature = std::remove_pointer_t<Allgather>;
+using allreduce_signature = std::remove_pointer_t<Allreduce>;
+using bcast_signature = std::remove_pointer_t<Bcast>;
+using reduce_signature = std::remove_pointer_t<Reduce>;
+using gather_signature = std::remove_pointer_t<Gather>;
+using scatter_signature = std::remove_pointer_t<Scatter>;
+using gatherv_signature = std::remove_pointer_t<Gatherv>;
+using scatterv_signature = std::remove_pointer_t<Scatterv>;
+using alltoall_signature = std::remove_pointer_t<Alltoall>;
+using alltoallv_signature = std::remove_pointer_t<Alltoallv>;
+}  // namespace impl
+
 /// The function of an algorithm; the alternative's index is the Collective's value
-/// (GatherFn and ScatterFn share a type, so always construct by index: make_algorithm()).
-using AlgorithmFn = std::variant<AllgatherFn, AllreduceFn, BcastFn, ReduceFn, GatherFn, ScatterFn, GathervFn,
-                                 ScattervFn, AlltoallFn, AlltoallvFn>;
+/// (Gather and Scatter share a type, so always construct by index: make_algorithm()).
+using AlgorithmFn = std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather,
+                                 impl::Scatter, impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv>;
 
 struct Algorithm {
   std::string name;
@@ -41,15 +102,23 @@ struct Algorithm {
   std::string summary;
   Restrictions restrictions;
   AlgorithmFn fn;
+  CostModel cost = nullptr;                          ///< null: never chosen by `auto`
+  const internal::Background* background = nullptr;  ///< what the arrival agent runs ahead of the call
 };
 
 template <Collective C>
 using FnOf = std::variant_alternative_t<static_cast<std::size_t>(C), AlgorithmFn>;
 
 template <Collective C>
-Algorithm make_algorithm(std::string name, std::string summary, Restrictions restrictions, FnOf<C> fn) {
-  return Algorithm{std::move(name), C, std::move(summary), std::move(restrictions),
-                   AlgorithmFn(std::in_place_index<static_cast<std::size_t>(C)>, fn)};
+Algorithm make_algorithm(std::string name, std::string summary, Restrictions restrictions, FnOf<C> fn,
+                         CostModel cost = nullptr, const internal::Background* background = nullptr) {
+  return Algorithm{std::move(name),
+                   C,
+                   std::move(summary),
+                   std::move(restrictions),
+                   AlgorithmFn(std::in_place_index<static_cast<std::size_t>(C)>, fn),
+                   cost,
+                   background};
 }
 
 class Registry {
@@ -62,36 +131,30 @@ class Registry {
   /// Throws InvalidArgument naming `algorithm` when no such algorithm exists.
   [[nodiscard]] const Algorithm& find(Collective collective, std::string_view name) const;
   [[nodiscard]] bool contains(Collective collective, std::string_view name) const;
-  /// Algorithms of `collective` usable on `backend`, in registration order.
+  /// Algorithms of `collective` usable on `backend`, in list order.
   [[nodiscard]] std::vector<const Algorithm*> list(Collective collective, std::string_view backend = {}) const;
+  /// Every algorithm, in list order.
+  [[nodiscard]] std::vector<const Algorithm*> all() const;
 
-  template <Collective C>
-  [[nodiscard]] FnOf<C> get(std::string_view name) const {
-    return std::get<static_cast<std::size_t>(C)>(find(C, name).fn);
-  }
-  [[nodiscard]] AllgatherFn allgather(std::string_view name) const { return get<Collective::allgather>(name); }
-  [[nodiscard]] AllreduceFn allreduce(std::string_view name) const { return get<Collective::allreduce>(name); }
-  [[nodiscard]] BcastFn bcast(std::string_view name) const { return get<Collective::bcast>(name); }
-  [[nodiscard]] ReduceFn reduce(std::string_view name) const { return get<Collective::reduce>(name); }
-  [[nodiscard]] GatherFn gather(std::string_view name) const { return get<Collective::gather>(name); }
-  [[nodiscard]] ScatterFn scatter(std::string_view name) const { return get<Collective::scatter>(name); }
-  [[nodiscard]] GathervFn gatherv(std::string_view name) const { return get<Collective::gatherv>(name); }
-  [[nodiscard]] ScattervFn scatterv(std::string_view name) const { return get<Collective::scatterv>(name); }
-  [[nodiscard]] AlltoallFn alltoall(std::string_view name) const { return get<Collective::alltoall>(name); }
-  [[nodiscard]] AlltoallvFn alltoallv(std::string_view name) const { return get<Collective::alltoallv>(name); }
+  // Callables that run one algorithm by name through dispatch (arguments checked, restrictions
+  // enforced with their fallback): the options' own algorithm name is replaced by `name`.
+  [[nodiscard]] AllgatherFn allgather(std::string_view name) const;
+  [[nodiscard]] AllreduceFn allreduce(std::string_view name) const;
+  [[nodiscard]] BcastFn bcast(std::string_view name) const;
+  [[nodiscard]] ReduceFn reduce(std::string_view name) const;
+  [[nodiscard]] GatherFn gather(std::string_view name) const;
+  [[nodiscard]] ScatterFn scatter(std::string_view name) const;
+  [[nodiscard]] GathervFn gatherv(std::string_view name) const;
+  [[nodiscard]] ScattervFn scatterv(std::string_view name) const;
+  [[nodiscard]] AlltoallFn alltoall(std::string_view name) const;
+  [[nodiscard]] AlltoallvFn alltoallv(std::string_view name) const;
 
  private:
   Registry() = default;
   std::vector<Algorithm> algorithms_;
 };
 
-/// Adds every algorithm of ragged::core to `registry` (called by Registry::instance()).
+/// Adds every algorithm of src/core/algorithms/list.def to `registry` (called by Registry::instance()).
 void register_core_algorithms(Registry& registry);
-/// Adds the arrival-aware algorithms (bdr, bslb, bsls, sls; see ragged/arrival.hpp).
-void register_arrival_algorithms(Registry& registry);
-/// Adds the alltoall and alltoallv algorithms (ragged/alltoall.hpp); called by register_core_algorithms().
-void register_alltoall_algorithms(Registry& registry);
-/// Adds gatherv and scatterv algorithms (ragged/irregular.hpp); called by register_core_algorithms().
-void register_irregular_algorithms(Registry& registry);
 
 }  // namespace ragged

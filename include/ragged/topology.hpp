@@ -1,6 +1,6 @@
 // ragged: which of two clusters each rank is in, for the two-cluster
 // algorithms (alltoall "lg" and "coordinator", alltoallv "lg"). Pass it in
-// CollectiveOptions::clusters. Build it from an explicit list, from host-name
+// a hint: options.hints.set(std::make_shared<const ClusterLayout>(...)). Build it from an explicit list, from host-name
 // prefixes, or from any per-rank label such as the simulator's zone names.
 // A layout that does not split the ranks in two non-empty clusters is refused
 // with InvalidArgument.
@@ -53,9 +53,5 @@ struct ClusterLayout {
 /// Collective over `comm`: every rank passes its own label (its host name, zone or site)
 /// and gets the layout ClusterLayout::from_labels() builds from all of them.
 [[nodiscard]] ClusterLayout exchange_labels(Comm& comm, const std::string& my_label, Timeout timeout = {});
-
-/// The layout in `options.clusters`, checked against `comm`; throws InvalidArgument
-/// ("options.clusters") naming `algorithm` when it is missing or does not split `comm` in two.
-const ClusterLayout& require_two_clusters(const Comm& comm, const CollectiveOptions& options, const char* algorithm);
 
 }  // namespace ragged

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "dispatch/state.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged {
@@ -105,21 +106,9 @@ void check_rank(const Comm& comm, int rank, const char* argument) {
   }
 }
 
-std::span<std::byte> Comm::scratch(std::size_t bytes, int slot) {
-  if (slot < 0 || slot >= scratch_slots) {
-    throw InvalidArgument("slot", "must be 0.." + std::to_string(scratch_slots - 1) + ", got " + std::to_string(slot));
-  }
-  ScratchBlock& block = scratch_[static_cast<std::size_t>(slot)];
-  if (bytes > block.bytes) {
-    block = ScratchBlock{};  // the old block goes first: never both at once
-    block.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
-    block.bytes = bytes;
-  }
-  return {block.data.get(), bytes};
-}
-
-void Comm::release_scratch() noexcept {
-  for (ScratchBlock& block : scratch_) block = ScratchBlock{};
+internal::CommState& Comm::dispatch_state() {
+  if (!dispatch_state_) dispatch_state_ = std::make_shared<internal::CommState>();
+  return *dispatch_state_;
 }
 
 }  // namespace ragged

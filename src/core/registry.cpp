@@ -2,6 +2,9 @@
 
 #include <string>
 
+#include "algorithms/list.hpp"
+#include "arrival/background.hpp"
+#include "plans/cost_model.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged {
@@ -77,6 +80,137 @@ const Algorithm& Registry::find(Collective collective, std::string_view name) co
   }
   throw InvalidArgument("algorithm", "no " + std::string(name_of(collective)) + " algorithm named '" +
                                          std::string(name) + "' (known: " + known + ")");
+}
+
+std::vector<const Algorithm*> Registry::all() const {
+  std::vector<const Algorithm*> out;
+  out.reserve(algorithms_.size());
+  for (const Algorithm& a : algorithms_) out.push_back(&a);
+  return out;
+}
+
+AllgatherFn Registry::allgather(std::string_view name) const {
+  (void)find(Collective::allgather, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::allgather(comm, s, r, count, type, o);
+  };
+}
+
+AllreduceFn Registry::allreduce(std::string_view name) const {
+  (void)find(Collective::allreduce, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const ReduceOp& op, const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::allreduce(comm, s, r, count, type, op, o);
+  };
+}
+
+BcastFn Registry::bcast(std::string_view name) const {
+  (void)find(Collective::bcast, name);
+  return [n = std::string(name)](Comm& comm, void* b, std::size_t count, DataType type, int root,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::bcast(comm, b, count, type, root, o);
+  };
+}
+
+ReduceFn Registry::reduce(std::string_view name) const {
+  (void)find(Collective::reduce, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const ReduceOp& op, int root, const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::reduce(comm, s, r, count, type, op, root, o);
+  };
+}
+
+GatherFn Registry::gather(std::string_view name) const {
+  (void)find(Collective::gather, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type, int root,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::gather(comm, s, r, count, type, root, o);
+  };
+}
+
+ScatterFn Registry::scatter(std::string_view name) const {
+  (void)find(Collective::scatter, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type, int root,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::scatter(comm, s, r, count, type, root, o);
+  };
+}
+
+GathervFn Registry::gatherv(std::string_view name) const {
+  (void)find(Collective::gatherv, name);
+  return [n = std::string(name)](Comm& comm, const void* s, int sendcount, void* r, std::span<const int> counts,
+                                 std::span<const int> displs, DataType type, int root,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::gatherv(comm, s, sendcount, r, counts, displs, type, root, o);
+  };
+}
+
+ScattervFn Registry::scatterv(std::string_view name) const {
+  (void)find(Collective::scatterv, name);
+  return [n = std::string(name)](Comm& comm, const void* s, std::span<const int> counts, std::span<const int> displs,
+                                 void* r, int recvcount, DataType type, int root,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::scatterv(comm, s, counts, displs, r, recvcount, type, root, o);
+  };
+}
+
+AlltoallFn Registry::alltoall(std::string_view name) const {
+  (void)find(Collective::alltoall, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::alltoall(comm, s, r, count, type, o);
+  };
+}
+
+AlltoallvFn Registry::alltoallv(std::string_view name) const {
+  (void)find(Collective::alltoallv, name);
+  return [n = std::string(name)](Comm& comm, const void* s, std::span<const int> sc, std::span<const int> sd, void* r,
+                                 std::span<const int> rc, std::span<const int> rd, DataType type,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::alltoallv(comm, s, sc, sd, r, rc, rd, type, o);
+  };
+}
+
+namespace {
+
+Restrictions restrictions_of(std::string_view kind, const char* fallback) {
+  Restrictions r;
+  r.fallback = fallback;
+  if (kind == "commutative") r.commutative_only = true;
+  if (kind == "arrival") r.needs_arrival = true;
+  if (kind == "two_clusters") r.needs_two_clusters = true;
+  return r;
+}
+
+}  // namespace
+
+void register_core_algorithms(Registry& registry) {
+#define RAGGED_ALGORITHM(collective, name, restrictions, fallback, cost, background, summary)                   \
+  registry.add(make_algorithm<Collective::collective>(#name, summary, restrictions_of(#restrictions, fallback), \
+                                                      &collective##_##name, cost, background));
+#include "algorithms/list.def"
+#undef RAGGED_ALGORITHM
 }
 
 std::vector<const Algorithm*> Registry::list(Collective collective, std::string_view backend) const {

@@ -11,6 +11,11 @@ namespace ragged {
 
 namespace {
 
+/// The tag of exchange_labels(), which runs outside any collective call (a benchmark calls
+/// it to build the layout it then passes as a hint), so it has no context and no tag block
+/// of its own; kept apart from the per-call blocks as the other fixed tags are (internal::Tag).
+constexpr int tag_topology = 220;
+
 std::string describe_counts(const ClusterLayout& layout) {
   return std::to_string(layout.size_of(0)) + " + " + std::to_string(layout.size_of(1)) + " ranks";
 }
@@ -126,10 +131,10 @@ ClusterLayout exchange_labels(Comm& comm, const std::string& my_label, Timeout t
   std::vector<Request> requests;
   for (int k = 1; k < p; ++k) {
     const int from = (me - k + p) % p;
-    requests.push_back(comm.irecv(from, internal::tag_topology, in[static_cast<std::size_t>(from)].data(), max_label));
+    requests.push_back(comm.irecv(from, tag_topology, in[static_cast<std::size_t>(from)].data(), max_label));
   }
   for (int k = 1; k < p; ++k) {
-    requests.push_back(comm.isend((me + k) % p, internal::tag_topology, my_label.data(), my_label.size()));
+    requests.push_back(comm.isend((me + k) % p, tag_topology, my_label.data(), my_label.size()));
   }
   comm.wait_all(requests, timeout);
   for (int k = 1; k < p; ++k) {
@@ -141,18 +146,23 @@ ClusterLayout exchange_labels(Comm& comm, const std::string& my_label, Timeout t
   return ClusterLayout::from_labels(labels);
 }
 
-const ClusterLayout& require_two_clusters(const Comm& comm, const CollectiveOptions& options, const char* algorithm) {
-  if (!options.clusters) {
-    throw InvalidArgument("options.clusters", std::string("'") + algorithm +
-                                                  "' needs the two-cluster layout of the communicator "
-                                                  "(CollectiveOptions::clusters)");
+namespace internal {
+
+const ClusterLayout& require_two_clusters(const Context& ctx, const char* algorithm) {
+  const ClusterLayout* layout = ctx.clusters();
+  if (layout == nullptr) {
+    throw InvalidArgument("options.hints", std::string("'") + algorithm +
+                                               "' needs the two-cluster layout of the communicator "
+                                               "(a ClusterLayout hint)");
   }
   try {
-    options.clusters->check(comm.size(), "options.clusters");
+    layout->check(ctx.size(), "options.hints");
   } catch (const InvalidArgument& e) {
-    throw InvalidArgument("options.clusters", std::string("'") + algorithm + "': " + e.what());
+    throw InvalidArgument("options.hints", std::string("'") + algorithm + "': " + e.what());
   }
-  return *options.clusters;
+  return *layout;
 }
+
+}  // namespace internal
 
 }  // namespace ragged

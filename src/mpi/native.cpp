@@ -2,12 +2,15 @@
 // communicator. They are the reference the baseline tests compare against and the
 // baseline of every benchmark. They call the PMPI_ entry points, so that a PMPI shim that
 // routes MPI_Allgather & co. to ragged can select "native" without calling itself again. They cannot honour
-// CollectiveOptions::timeout (a blocking MPI collective cannot be abandoned) and ignore the arrival snapshot.
+// the call's timeout (a blocking MPI collective cannot be abandoned) and ignore the context's hints.
+// Dispatch has checked the arguments, resolved in_place and copied the caller's own block.
+#include <cstddef>
 #include <span>
 #include <string>
 
 #include "internal.hpp"
 #include "ragged/collectives.hpp"
+#include "ragged/context.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/registry.hpp"
 
@@ -32,144 +35,104 @@ MPI_Op reduction_op(const ReduceOp& op, DataType type) {
   return to_mpi(op);
 }
 
-bool in_place(const void* sendbuf) { return sendbuf == ragged::in_place; }
+/// Dispatch resolves in_place by aliasing (allgather: sendbuf is the rank's own block of
+/// recvbuf; allreduce and reduce at the root: sendbuf == recvbuf; gather(v) at the root:
+/// sendbuf is the root's place in recvbuf; scatter(v) at the root: recvbuf is the root's
+/// block of sendbuf). MPI forbids aliased buffers, so these go to MPI as MPI_IN_PLACE
+/// (the block is already where MPI_IN_PLACE expects it: dispatch put it there).
+const void* send_arg(const void* sendbuf, const void* own_place) {
+  return sendbuf == own_place ? MPI_IN_PLACE : sendbuf;
+}
+void* recv_arg(void* recvbuf, const void* own_block) { return recvbuf == own_block ? MPI_IN_PLACE : recvbuf; }
 
-/// in_place is the root's alone (MPI's rule for reduce and gather, which pass it as sendbuf).
-void check_in_place_at_root(Comm& comm, const void* sendbuf, int root) {
-  if (in_place(sendbuf) && comm.rank() != root) {
-    throw InvalidArgument("sendbuf", "in_place is valid at the root only (rank " + std::to_string(comm.rank()) +
-                                         " is not root " + std::to_string(root) + ")");
-  }
+const std::byte* at(const void* buffer, std::size_t elements, DataType type) {
+  return static_cast<const std::byte*>(buffer) + elements * size_of(type);
 }
 
-/// Counts or displacements of a v-collective need one entry per rank (where they are significant).
-void check_per_rank(Comm& comm, std::span<const int> values, const char* argument) {
-  if (values.size() != static_cast<std::size_t>(comm.size())) {
-    throw InvalidArgument(
-        argument, "has " + std::to_string(values.size()) + " entries for " + std::to_string(comm.size()) + " ranks");
-  }
-}
-
-void native_allgather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                      const CollectiveOptions& /*options*/) {
+void native_allgather(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(PMPI_Allgather(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, native_handle(comm)),
-        "MPI_Allgather");
+  const void* own = at(recvbuf, static_cast<std::size_t>(ctx.rank()) * count, type);
+  check(PMPI_Allgather(send_arg(sendbuf, own), n, t, recvbuf, n, t, native_handle(ctx.comm())), "MPI_Allgather");
 }
 
-void native_allreduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                      const ReduceOp& op, const CollectiveOptions& /*options*/) {
+void native_allreduce(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                      const ReduceOp& op) {
   const int n = count_of(count);
   const MPI_Op mpi_op = reduction_op(op, type);
-  check(
-      PMPI_Allreduce(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, recvbuf, n, to_mpi(type), mpi_op, native_handle(comm)),
-      "MPI_Allreduce");
+  check(PMPI_Allreduce(send_arg(sendbuf, recvbuf), recvbuf, n, to_mpi(type), mpi_op, native_handle(ctx.comm())),
+        "MPI_Allreduce");
 }
 
-void native_bcast(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
-                  const CollectiveOptions& /*options*/) {
-  check_rank(comm, root, "root");
-  check(PMPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(comm)), "MPI_Bcast");
+void native_bcast(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
+  check(PMPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(ctx.comm())), "MPI_Bcast");
 }
 
-void native_reduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, const ReduceOp& op,
-                   int root, const CollectiveOptions& /*options*/) {
-  check_rank(comm, root, "root");
-  check_in_place_at_root(comm, sendbuf, root);
+void native_reduce(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                   const ReduceOp& op, int root) {
   const int n = count_of(count);
   const MPI_Op mpi_op = reduction_op(op, type);
-  check(PMPI_Reduce(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, recvbuf, n, to_mpi(type), mpi_op, root,
-                    native_handle(comm)),
-        "MPI_Reduce");
+  const void* send = ctx.rank() == root ? send_arg(sendbuf, recvbuf) : sendbuf;
+  check(PMPI_Reduce(send, recvbuf, n, to_mpi(type), mpi_op, root, native_handle(ctx.comm())), "MPI_Reduce");
 }
 
-void native_gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                   const CollectiveOptions& /*options*/) {
-  check_rank(comm, root, "root");
-  check_in_place_at_root(comm, sendbuf, root);
+void native_gather(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(PMPI_Gather(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, root, native_handle(comm)),
-        "MPI_Gather");
+  const void* send =
+      ctx.rank() == root ? send_arg(sendbuf, at(recvbuf, static_cast<std::size_t>(root) * count, type)) : sendbuf;
+  check(PMPI_Gather(send, n, t, recvbuf, n, t, root, native_handle(ctx.comm())), "MPI_Gather");
 }
 
-/// scatter and scatterv follow MPI: the root passes in_place as recvbuf and keeps its block in sendbuf.
-void check_recv_in_place_at_root(Comm& comm, const void* recvbuf, int root) {
-  if (in_place(recvbuf) && comm.rank() != root) {
-    throw InvalidArgument("recvbuf", "in_place is valid at the root only (rank " + std::to_string(comm.rank()) +
-                                         " is not root " + std::to_string(root) + ")");
-  }
-}
-
-void* recv_arg(void* recvbuf) { return in_place(recvbuf) ? MPI_IN_PLACE : recvbuf; }
-
-void native_scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                    const CollectiveOptions& /*options*/) {
-  check_rank(comm, root, "root");
-  check_recv_in_place_at_root(comm, recvbuf, root);
+void native_scatter(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(PMPI_Scatter(sendbuf, n, t, recv_arg(recvbuf), n, t, root, native_handle(comm)), "MPI_Scatter");
+  void* recv =
+      ctx.rank() == root ? recv_arg(recvbuf, at(sendbuf, static_cast<std::size_t>(root) * count, type)) : recvbuf;
+  check(PMPI_Scatter(sendbuf, n, t, recv, n, t, root, native_handle(ctx.comm())), "MPI_Scatter");
 }
 
-void native_gatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                    std::span<const int> displs, DataType type, int root, const CollectiveOptions& /*options*/) {
-  check_rank(comm, root, "root");
-  check_in_place_at_root(comm, sendbuf, root);
-  if (comm.rank() == root) {
-    check_per_rank(comm, recvcounts, "recvcounts");
-    check_per_rank(comm, displs, "displs");
+void native_gatherv(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                    std::span<const int> displs, DataType type, int root) {
+  const bool at_root = ctx.rank() == root;
+  const void* send = sendbuf;
+  if (at_root) {
+    const auto r = static_cast<std::size_t>(root);
+    send = send_arg(sendbuf, at(recvbuf, static_cast<std::size_t>(displs[r]), type));
   }
   const MPI_Datatype t = to_mpi(type);
-  check(PMPI_Gatherv(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, sendcount, t, recvbuf,
-                     comm.rank() == root ? recvcounts.data() : nullptr, comm.rank() == root ? displs.data() : nullptr,
-                     t, root, native_handle(comm)),
+  check(PMPI_Gatherv(send, sendcount, t, recvbuf, at_root ? recvcounts.data() : nullptr,
+                     at_root ? displs.data() : nullptr, t, root, native_handle(ctx.comm())),
         "MPI_Gatherv");
 }
 
-void native_scatterv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                     void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& /*options*/) {
-  check_rank(comm, root, "root");
-  check_recv_in_place_at_root(comm, recvbuf, root);
-  if (comm.rank() == root) {
-    check_per_rank(comm, sendcounts, "sendcounts");
-    check_per_rank(comm, displs, "displs");
+void native_scatterv(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                     void* recvbuf, int recvcount, DataType type, int root) {
+  const bool at_root = ctx.rank() == root;
+  void* recv = recvbuf;
+  if (at_root) {
+    const auto r = static_cast<std::size_t>(root);
+    recv = recv_arg(recvbuf, at(sendbuf, static_cast<std::size_t>(displs[r]), type));
   }
   const MPI_Datatype t = to_mpi(type);
-  check(PMPI_Scatterv(sendbuf, comm.rank() == root ? sendcounts.data() : nullptr,
-                      comm.rank() == root ? displs.data() : nullptr, t, recv_arg(recvbuf), recvcount, t, root,
-                      native_handle(comm)),
+  check(PMPI_Scatterv(sendbuf, at_root ? sendcounts.data() : nullptr, at_root ? displs.data() : nullptr, t, recv,
+                      recvcount, t, root, native_handle(ctx.comm())),
         "MPI_Scatterv");
 }
 
-void native_alltoall(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                     const CollectiveOptions& /*options*/) {
+/// alltoall and alltoallv: for in_place, dispatch hands over a private copy as sendbuf.
+void native_alltoall(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const int n = count_of(count);
   const MPI_Datatype t = to_mpi(type);
-  check(PMPI_Alltoall(in_place(sendbuf) ? MPI_IN_PLACE : sendbuf, n, t, recvbuf, n, t, native_handle(comm)),
-        "MPI_Alltoall");
+  check(PMPI_Alltoall(sendbuf, n, t, recvbuf, n, t, native_handle(ctx.comm())), "MPI_Alltoall");
 }
 
-void native_alltoallv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-                      void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type,
-                      const CollectiveOptions& /*options*/) {
-  if (!in_place(sendbuf)) {
-    check_per_rank(comm, sendcounts, "sendcounts");
-    check_per_rank(comm, sdispls, "sdispls");
-  }
-  check_per_rank(comm, recvcounts, "recvcounts");
-  check_per_rank(comm, rdispls, "rdispls");
+void native_alltoallv(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                      void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type) {
   const MPI_Datatype t = to_mpi(type);
-  if (in_place(sendbuf)) {
-    check(PMPI_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, t, recvbuf, recvcounts.data(), rdispls.data(), t,
-                         native_handle(comm)),
-          "MPI_Alltoallv");
-  } else {
-    check(PMPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), t, recvbuf, recvcounts.data(), rdispls.data(), t,
-                         native_handle(comm)),
-          "MPI_Alltoallv");
-  }
+  check(PMPI_Alltoallv(sendbuf, sendcounts.data(), sdispls.data(), t, recvbuf, recvcounts.data(), rdispls.data(), t,
+                       native_handle(ctx.comm())),
+        "MPI_Alltoallv");
 }
 
 }  // namespace

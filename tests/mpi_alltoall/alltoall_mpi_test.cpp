@@ -54,8 +54,8 @@ bool check_alltoall(Comm& comm, const Algorithm& alg, const ClusterLayout& layou
   const int me = comm.rank();
   auto shared = std::make_shared<const ClusterLayout>(layout);
   CollectiveOptions options;
-  options.clusters = shared;
-  const AlltoallFn fn = std::get<static_cast<std::size_t>(Collective::alltoall)>(alg.fn);
+  options.hints.set<ClusterLayout>(shared);
+  const AlltoallFn fn = Registry::instance().alltoall(alg.name);
   const AlltoallFn native = Registry::instance().alltoall("native");
   bool all_ok = true;
   for (const std::size_t count : {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p + 1), std::size_t{1000}}) {
@@ -95,8 +95,8 @@ bool check_alltoallv(Comm& comm, const Algorithm& alg, const ClusterLayout& layo
   const int me = comm.rank();
   auto shared = std::make_shared<const ClusterLayout>(layout);
   CollectiveOptions options;
-  options.clusters = shared;
-  const AlltoallvFn fn = std::get<static_cast<std::size_t>(Collective::alltoallv)>(alg.fn);
+  options.hints.set<ClusterLayout>(shared);
+  const AlltoallvFn fn = Registry::instance().alltoallv(alg.name);
   const AlltoallvFn native = Registry::instance().alltoallv("native");
   bool all_ok = true;
   for (const int scale : {1, 53}) {
@@ -151,10 +151,11 @@ void check_backbone(Comm& comm, const ClusterLayout& layout, mpitest::Tally& tal
   auto shared = std::make_shared<const ClusterLayout>(layout);
   CountingComm counting(comm, shared);
   CollectiveOptions options;
-  options.clusters = shared;
+  options.hints.set<ClusterLayout>(shared);
   std::vector<std::int32_t> in(static_cast<std::size_t>(comm.size()) * 4, 3);
   std::vector<std::int32_t> out(in.size());
-  alltoall_lg(counting, in.data(), out.data(), 4, DataType::int32, options);
+  options.algorithm = "lg";
+  (void)alltoall(counting, in.data(), out.data(), 4, DataType::int32, options);
   long mine = static_cast<long>(counting.backbone().messages);
   long total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

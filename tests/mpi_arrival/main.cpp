@@ -100,7 +100,7 @@ void hand_built_snapshots(Comm& comm, mpitest::Tally& tally) {
   const int procs = comm.size();
   for (int kind = 0; kind < 4; ++kind) {
     CollectiveOptions options;
-    options.arrival = snapshot_for(kind, procs);
+    options.hints.set<ArrivalSnapshot>(snapshot_for(kind, procs));
     for (std::size_t count :
          {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(procs + 1), std::size_t{20011}}) {
       for (DataType type : {DataType::int32, DataType::float64}) {
@@ -151,8 +151,8 @@ void with_monitor(Comm& comm, mpitest::Tally& tally) {
     const std::string what = "monitor iteration " + std::to_string(it) + " " + name;
     check(tally, what, [&] {
       CollectiveOptions options;
-      options.arrival = monitor.arrive();
-      if (options.arrival->size() != procs) return false;
+      options.hints.set<ArrivalSnapshot>(monitor.arrive());
+      if (options.hints.get<ArrivalSnapshot>()->size() != procs) return false;
       if (name == "bsls") return gather_matches(comm, name, count, DataType::int32, it % procs, options);
       return allgather_matches(comm, name, count, DataType::int32, options);
     });
@@ -175,7 +175,7 @@ void c_api(Comm& comm, mpitest::Tally& tally) {
       comm.runtime().sleep_for(2e-3 * (comm.rank() + 1));
       ok = ok && PAT_ProcessingEnd() == PAT_SUCCESS;
       CollectiveOptions options;
-      options.arrival = pat_monitor()->arrive();
+      options.hints.set<ArrivalSnapshot>(pat_monitor()->arrive());
       ok = ok && allgather_matches(comm, "bdr", 5000, DataType::float32, options);
     }
     ok = PAT_Finalize() == PAT_SUCCESS && ok;

@@ -124,7 +124,7 @@ void sweep_gatherv(Comm& comm, const Algorithm& alg, GathervFn native, Counter& 
   const int p = comm.size();
   const int me = comm.rank();
   const CollectiveOptions opts{};
-  const GathervFn fn = std::get<static_cast<std::size_t>(Collective::gatherv)>(alg.fn);
+  const GathervFn fn = Registry::instance().gatherv(alg.name);
   for (int problem = 0; problem < 9; ++problem) {
     const std::vector<int> counts = counts_for(problem, p);
     for (int root : roots_of(p)) {
@@ -174,7 +174,7 @@ void sweep_scatterv(Comm& comm, const Algorithm& alg, ScattervFn native, Counter
   const int p = comm.size();
   const int me = comm.rank();
   const CollectiveOptions opts{};
-  const ScattervFn fn = std::get<static_cast<std::size_t>(Collective::scatterv)>(alg.fn);
+  const ScattervFn fn = Registry::instance().scatterv(alg.name);
   for (int problem = 0; problem < 9; ++problem) {
     const std::vector<int> counts = counts_for(problem, p);
     for (int root : roots_of(p)) {

@@ -23,6 +23,7 @@
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/patterns.hpp"
+#include "support/registered.hpp"
 
 namespace ragged {
 namespace {
@@ -122,7 +123,7 @@ TEST_P(Allgather, EveryCountTypeAndInPlaceGathersEveryBlockExactly) {
 
 std::vector<Param> params() {
   std::vector<Param> out;
-  for (const char* name : {"ring", "nex", "lnbc", "bruck"}) {
+  for (const std::string& name : test::registered(Collective::allgather)) {
     for (int p : test::sweep_procs()) out.emplace_back(name, p);
   }
   return out;

@@ -24,6 +24,7 @@
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/patterns.hpp"
+#include "support/registered.hpp"
 
 namespace ragged {
 namespace {
@@ -172,7 +173,7 @@ TEST_P(Allreduce, EveryCountTypeOpAndInPlaceReducesExactly) {
 
 std::vector<Param> params() {
   std::vector<Param> out;
-  for (const char* name : {"ring", "rabenseifner", "recursive_doubling", "pipelined_linear"}) {
+  for (const std::string& name : test::registered(Collective::allreduce)) {
     for (int p : test::sweep_procs()) out.emplace_back(name, p);
   }
   return out;

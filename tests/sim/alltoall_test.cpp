@@ -131,7 +131,7 @@ class SimAlltoallAlgorithm : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SimAlltoallAlgorithm, SweepOfProcsCountsTypesAndLayouts) {
   const Algorithm& a = Registry::instance().find(Collective::alltoall, GetParam());
-  const auto fn = std::get<static_cast<std::size_t>(Collective::alltoall)>(a.fn);
+  const AlltoallFn fn = Registry::instance().alltoall(a.name);
   for (const int p : test::sweep_procs()) {
     if (!a.restrictions.needs_two_clusters) {
       const std::string what = "alltoall " + a.name + " P=" + std::to_string(p);
@@ -140,7 +140,7 @@ TEST_P(SimAlltoallAlgorithm, SweepOfProcsCountsTypesAndLayouts) {
     }
     for (const auto& layout : layouts_for(p)) {
       CollectiveOptions options;
-      options.clusters = layout;
+      options.hints.set<ClusterLayout>(layout);
       const std::string what = "alltoall " + a.name + " layout " + describe(*layout);
       EXPECT_NO_THROW(sim::run(config(p), [&](Comm& comm) { check_alltoall(comm, fn, options, what); })) << what;
     }
@@ -170,7 +170,7 @@ std::uint64_t measured_backbone(const std::string& algorithm, const std::shared_
   sim::run(config(p), [&](Comm& comm) {
     CountingComm counting(comm, layout);
     CollectiveOptions options;
-    options.clusters = layout;
+    options.hints.set<ClusterLayout>(layout);
     std::vector<std::int32_t> in(count * static_cast<std::size_t>(p), 1);
     std::vector<std::int32_t> out(in.size());
     fn(counting, in.data(), out.data(), count, DataType::int32, options);
@@ -203,33 +203,31 @@ TEST(SimAlltoall, LgSendsTwoMaxBackboneMessages) {
   }
 }
 
-TEST(SimAlltoall, TwoClusterAlgorithmsRefuseLayoutsThatDoNotSplitInTwo) {
+TEST(SimAlltoall, TwoClusterAlgorithmsFallBackToPairwiseWithoutATwoClusterLayout) {
   for (const char* name : {"lg", "coordinator"}) {
-    const AlltoallFn fn = Registry::instance().alltoall(name);
-    const auto expect_refused = [&](std::shared_ptr<const ClusterLayout> layout, const std::string& why) {
-      bool refused = false;
-      try {
-        sim::run(config(4), [&](Comm& comm) {
-          CollectiveOptions options;
-          options.clusters = layout;
-          std::vector<std::int32_t> in(4, 1);
-          std::vector<std::int32_t> out(4);
-          fn(comm, in.data(), out.data(), 1, DataType::int32, options);
-        });
-      } catch (const InvalidArgument& e) {
-        refused = e.argument() == "options.clusters";
-      }
-      EXPECT_TRUE(refused) << name << ": " << why;
+    const auto expect_fallback = [&](std::shared_ptr<const ClusterLayout> layout, const std::string& why) {
+      sim::run(config(4), [&](Comm& comm) {
+        CollectiveOptions options;
+        options.algorithm = name;
+        if (layout) options.hints.set<ClusterLayout>(layout);
+        std::vector<std::int32_t> in(4);
+        for (int j = 0; j < 4; ++j) in[static_cast<std::size_t>(j)] = comm.rank() * 10 + j;
+        std::vector<std::int32_t> out(4);
+        const Algorithm& ran = alltoall(comm, in.data(), out.data(), 1, DataType::int32, options);
+        RAGGED_CHECK_EQ(ran.name, std::string("pairwise"));
+        for (int i = 0; i < 4; ++i) RAGGED_CHECK_EQ(out[static_cast<std::size_t>(i)], i * 10 + comm.rank());
+      });
+      SUCCEED() << name << ": " << why;
     };
-    expect_refused(nullptr, "no layout");
+    expect_fallback(nullptr, "no layout");
     auto one = std::make_shared<ClusterLayout>();
     one->cluster = {0, 0, 0, 0};
-    expect_refused(one, "one cluster");
+    expect_fallback(one, "one cluster");
     auto small = std::make_shared<ClusterLayout>(ClusterLayout::split_at(1, 2));
-    expect_refused(small, "layout of 3 ranks on 4");
+    expect_fallback(small, "layout of 3 ranks on 4");
     auto three = std::make_shared<ClusterLayout>();
     three->cluster = {0, 1, 2, 1};
-    expect_refused(three, "three clusters");
+    expect_fallback(three, "three clusters");
   }
 }
 
@@ -324,7 +322,7 @@ class SimAlltoallvAlgorithm : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SimAlltoallvAlgorithm, SweepOfProcsTypesAndLayouts) {
   const Algorithm& a = Registry::instance().find(Collective::alltoallv, GetParam());
-  const auto fn = std::get<static_cast<std::size_t>(Collective::alltoallv)>(a.fn);
+  const AlltoallvFn fn = Registry::instance().alltoallv(a.name);
   for (const int p : test::sweep_procs()) {
     if (!a.restrictions.needs_two_clusters) {
       const std::string what = "alltoallv " + a.name + " P=" + std::to_string(p);
@@ -333,7 +331,7 @@ TEST_P(SimAlltoallvAlgorithm, SweepOfProcsTypesAndLayouts) {
     }
     for (const auto& layout : layouts_for(p)) {
       CollectiveOptions options;
-      options.clusters = layout;
+      options.hints.set<ClusterLayout>(layout);
       const std::string what = "alltoallv " + a.name + " layout " + describe(*layout);
       EXPECT_NO_THROW(sim::run(config(p), [&](Comm& comm) { check_alltoallv(comm, fn, options, what); })) << what;
     }
@@ -355,7 +353,7 @@ TEST(SimAlltoallv, LgBackboneMessagesAtMostTwoMax) {
       sim::run(config(p), [&](Comm& comm) {
         CountingComm counting(comm, layout);
         CollectiveOptions options;
-        options.clusters = layout;
+        options.hints.set<ClusterLayout>(layout);
         const int me = comm.rank();
         std::vector<int> sc(static_cast<std::size_t>(p));
         std::vector<int> rc(static_cast<std::size_t>(p));
@@ -370,7 +368,9 @@ TEST(SimAlltoallv, LgBackboneMessagesAtMostTwoMax) {
         std::exclusive_scan(rc.begin(), rc.end(), rd.begin(), 0);
         std::vector<std::int32_t> in(static_cast<std::size_t>(sd.back() + sc.back()), 7);
         std::vector<std::int32_t> out(static_cast<std::size_t>(rd.back() + rc.back()));
-        alltoallv_lg(counting, in.data(), sc, sd, out.data(), rc, rd, DataType::int32, options);
+        options.algorithm = "lg";
+        RAGGED_CHECK_EQ(alltoallv(counting, in.data(), sc, sd, out.data(), rc, rd, DataType::int32, options).name,
+                        std::string("lg"));
         RAGGED_CHECK(std::all_of(out.begin(), out.end(), [](std::int32_t x) { return x == 7; }));
         per_rank[static_cast<std::size_t>(me)] = counting.backbone().messages;
       });

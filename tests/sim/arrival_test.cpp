@@ -37,6 +37,7 @@
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/patterns.hpp"
+#include "support/registered.hpp"
 
 namespace ragged {
 namespace {
@@ -153,7 +154,7 @@ TEST_P(ArrivalAllgather, ExactForEverySnapshotCountTypeAndInPlace) {
     simulate(procs, [&](Comm& comm) {
       for (Pattern kind : every_pattern) {
         CollectiveOptions options;
-        options.arrival = make_snapshot(kind, procs, 17 + static_cast<std::uint64_t>(procs));
+        options.hints.set<ArrivalSnapshot>(make_snapshot(kind, procs, 17 + static_cast<std::uint64_t>(procs)));
         for (std::size_t count : test::sweep_counts(procs)) {
           for (DataType type : {DataType::int32, DataType::float64, DataType::byte}) {
             if (count > 1000 && type != DataType::int32) continue;  // the large count once is enough
@@ -169,7 +170,8 @@ TEST_P(ArrivalAllgather, ExactForEverySnapshotCountTypeAndInPlace) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalAllgather, testing::Values("bdr", "bgd", "bslb"));
+INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalAllgather,
+                         testing::ValuesIn(test::registered(Collective::allgather, test::Which::arrival_aware)));
 
 class ArrivalGather : public testing::TestWithParam<std::string> {};
 
@@ -180,7 +182,7 @@ TEST_P(ArrivalGather, ExactForEveryRootSnapshotCountAndInPlace) {
     simulate(procs, [&](Comm& comm) {
       for (Pattern kind : every_pattern) {
         CollectiveOptions options;
-        options.arrival = make_snapshot(kind, procs, 99 + static_cast<std::uint64_t>(procs));
+        options.hints.set<ArrivalSnapshot>(make_snapshot(kind, procs, 99 + static_cast<std::uint64_t>(procs)));
         for (int root = 0; root < procs; ++root) {
           for (std::size_t count : test::sweep_counts(procs)) {
             if (count > 1000 && root > 1) continue;
@@ -195,17 +197,19 @@ TEST_P(ArrivalGather, ExactForEveryRootSnapshotCountAndInPlace) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalGather, testing::Values("bsls", "sls"));
+INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalGather,
+                         testing::ValuesIn(test::registered(Collective::gather, test::Which::arrival_aware)));
 
 TEST(ArrivalAllgather, RejectsASnapshotOfAnotherSize) {
   simulate(3, [](Comm& comm) {
     CollectiveOptions options;
-    options.arrival = ArrivalSnapshot::flat(4, platform_link);
+    options.hints.set<ArrivalSnapshot>(ArrivalSnapshot::flat(4, platform_link));
     std::vector<std::int32_t> in(2, 1);
     std::vector<std::int32_t> out(6);
     bool threw = false;
     try {
-      allgather_bdr(comm, in.data(), out.data(), 2, DataType::int32, options);
+      options.algorithm = "bdr";
+      (void)allgather(comm, in.data(), out.data(), 2, DataType::int32, options);
     } catch (const InvalidArgument&) {
       threw = true;
     }
@@ -266,9 +270,9 @@ TEST(ArrivalMonitor, IteratesExactlyWithBackgroundPartsAndChangingPlans) {
         rt.sleep_for(half);
         if (!silent) monitor.processing_end();
         CollectiveOptions options;
-        options.arrival = monitor.arrive();
-        RAGGED_CHECK_EQ(options.arrival->size(), procs);
-        RAGGED_CHECK_EQ(options.arrival->epoch(), static_cast<std::uint64_t>(it));
+        options.hints.set<ArrivalSnapshot>(monitor.arrive());
+        RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->size(), procs);
+        RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->epoch(), static_cast<std::uint64_t>(it));
         const std::string what = "iteration " + std::to_string(it) + " " + step.algorithm;
         if (step.collective == Collective::allgather) {
           allgather_once(comm, Registry::instance().allgather(step.algorithm), step.count, DataType::int32, it % 4 == 1,
@@ -397,7 +401,7 @@ std::vector<double> elapsed_times(int procs, const std::string& algorithm, std::
     }
     const double a = rt.now();
     CollectiveOptions options;
-    if (monitor) options.arrival = monitor->arrive();
+    if (monitor) options.hints.set<ArrivalSnapshot>(monitor->arrive());
     allgather_once(comm, Registry::instance().allgather(algorithm), count, DataType::int32, false, options, algorithm);
     elapsed[static_cast<std::size_t>(me)] = rt.now() - a;
     if (monitor) monitor->finalize();
@@ -582,8 +586,8 @@ TEST(ArrivalCApi, MonitorCallsOfListing4) {
       comm.runtime().sleep_for(1e-3);
       RAGGED_CHECK_EQ(PAT_ProcessingEnd(), PAT_SUCCESS);
       CollectiveOptions options;
-      options.arrival = pat_monitor()->arrive();
-      allgather_once(comm, &allgather_bdr, 10, DataType::int32, false, options, "C API");
+      options.hints.set<ArrivalSnapshot>(pat_monitor()->arrive());
+      allgather_once(comm, Registry::instance().allgather("bdr"), 10, DataType::int32, false, options, "C API");
     }
     RAGGED_CHECK_EQ(PAT_Edge(2.0), PAT_ERR_ARG);
     RAGGED_CHECK_EQ(PAT_Finalize(), PAT_SUCCESS);

@@ -27,6 +27,7 @@
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/patterns.hpp"
+#include "support/registered.hpp"
 
 namespace ragged {
 namespace {
@@ -57,10 +58,13 @@ std::optional<std::size_t> threshold_of(const std::string& name) {
 GatherCall gather_call(const std::string& name) {
   if (const auto t = threshold_of(name)) {
     return [t](Comm& c, const void* s, int n, void* r, std::span<const int> rc, std::span<const int> d, DataType ty,
-               int root, const CollectiveOptions& o) {
-      TraffOptions to;
-      to.direct_threshold_bytes = t;
-      gatherv_traff_with(c, s, n, r, rc, d, ty, root, o, to);
+               int root, const CollectiveOptions& o) -> const Algorithm& {
+      auto to = std::make_shared<TraffOptions>();
+      to->direct_threshold_bytes = t;
+      CollectiveOptions with = o;
+      with.algorithm = "traff";
+      with.hints.set(to);
+      return gatherv(c, s, n, r, rc, d, ty, root, with);
     };
   }
   return Registry::instance().gatherv(name);
@@ -69,10 +73,13 @@ GatherCall gather_call(const std::string& name) {
 ScatterCall scatter_call(const std::string& name) {
   if (const auto t = threshold_of(name)) {
     return [t](Comm& c, const void* s, std::span<const int> sc, std::span<const int> d, void* r, int n, DataType ty,
-               int root, const CollectiveOptions& o) {
-      TraffOptions to;
-      to.direct_threshold_bytes = t;
-      scatterv_traff_with(c, s, sc, d, r, n, ty, root, o, to);
+               int root, const CollectiveOptions& o) -> const Algorithm& {
+      auto to = std::make_shared<TraffOptions>();
+      to->direct_threshold_bytes = t;
+      CollectiveOptions with = o;
+      with.algorithm = "traff";
+      with.hints.set(to);
+      return scatterv(c, s, sc, d, r, n, ty, root, with);
     };
   }
   return Registry::instance().scatterv(name);
@@ -375,8 +382,7 @@ TEST_P(IrregularBadInput, ArgumentErrorsNameTheArgument) {
             "recvbuf");
 }
 
-INSTANTIATE_TEST_SUITE_P(All, IrregularBadInput,
-                         testing::Values("traff", "traff_copy", "traff_degrade", "linear", "binomial", "padded"),
+INSTANTIATE_TEST_SUITE_P(All, IrregularBadInput, testing::ValuesIn(test::registered(Collective::gatherv)),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
 // Counts that disagree between the root and one sender: the tree algorithms find it

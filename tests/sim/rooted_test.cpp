@@ -25,6 +25,7 @@
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/patterns.hpp"
+#include "support/registered.hpp"
 
 namespace ragged {
 namespace {
@@ -176,9 +177,9 @@ std::string param_name(const testing::TestParamInfo<Param>& info) {
   return std::get<0>(info.param) + "_P" + std::to_string(std::get<1>(info.param));
 }
 
-std::vector<Param> params(std::initializer_list<const char*> names) {
+std::vector<Param> params(Collective collective) {
   std::vector<Param> out;
-  for (const char* name : names) {
+  for (const std::string& name : test::registered(collective)) {
     for (int p : test::sweep_procs()) out.emplace_back(name, p);
   }
   return out;
@@ -217,7 +218,7 @@ TEST_P(Bcast, EveryRootCountAndTypeGetsTheRootsData) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Rooted, Bcast, testing::ValuesIn(params({"binomial", "linear"})), param_name);
+INSTANTIATE_TEST_SUITE_P(Rooted, Bcast, testing::ValuesIn(params(Collective::bcast)), param_name);
 
 // ------------------------------------------------------------------------ gather
 
@@ -266,7 +267,7 @@ TEST_P(Gather, EveryRootCountTypeAndInPlaceGathersInRankOrder) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Rooted, Gather, testing::ValuesIn(params({"linear", "binomial"})), param_name);
+INSTANTIATE_TEST_SUITE_P(Rooted, Gather, testing::ValuesIn(params(Collective::gather)), param_name);
 
 // ----------------------------------------------------------------------- scatter
 
@@ -321,7 +322,7 @@ TEST_P(Scatter, EveryRootCountTypeAndInPlaceDeliversEachRankItsBlock) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Rooted, Scatter, testing::ValuesIn(params({"linear", "binomial"})), param_name);
+INSTANTIATE_TEST_SUITE_P(Rooted, Scatter, testing::ValuesIn(params(Collective::scatter)), param_name);
 
 // ------------------------------------------------------------------------ reduce
 
@@ -434,7 +435,7 @@ TEST_P(Reduce, NonCommutativeOperatorKeepsRankOrderForEveryRoot) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Rooted, Reduce, testing::ValuesIn(params({"binomial"})), param_name);
+INSTANTIATE_TEST_SUITE_P(Rooted, Reduce, testing::ValuesIn(params(Collective::reduce)), param_name);
 
 TEST(ReduceRegistry, BinomialTakesNonCommutativeOperators) {
   EXPECT_FALSE(Registry::instance().find(Collective::reduce, "binomial").restrictions.commutative_only);

@@ -24,17 +24,18 @@ for collective in alltoall alltoallv; do
     exit 1
   }
   cat "$out"
-  # Columns: experiment,backend,platform,collective,algorithm,n1,n2,bytes,time_s,
-  # backbone_messages,backbone_bytes,local_messages,iterations,sim_scale,checked
+  # Columns by name from the header (experiment,backend,platform,collective,algorithm,selected,n1,...).
   awk -F, -v collective="$collective" '
-    NR == 1 { next }
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     {
       rows++
-      if ($6 != 6 || $7 != 10) { print "FAIL: " $5 " ran on " $6 "+" $7 " processes, not the hosts 6+10"; bad = 1 }
-      if ($15 != "yes") { print "FAIL: " $5 " at " $8 " bytes was not checked"; bad = 1 }
-      if ($5 == "lg") { lg++; if ($10 > 20 || (collective == "alltoall" && $10 != 20)) { print "FAIL: lg sent " $10 " backbone messages, 2*max(6,10) = 20"; bad = 1 } }
-      if ($5 == "linear") { linear++; if ($10 != 120) { print "FAIL: linear sent " $10 " backbone messages, 2*6*10 = 120"; bad = 1 } }
-      if ($5 == "native") native++
+      a = $col["algorithm"]; n1 = $col["n1"]; n2 = $col["n2"]; m = $col["backbone_messages"]
+      if (n1 != 6 || n2 != 10) { print "FAIL: " a " ran on " n1 "+" n2 " processes, not the hosts 6+10"; bad = 1 }
+      if ($col["checked"] != "yes") { print "FAIL: " a " at " $col["bytes"] " bytes was not checked"; bad = 1 }
+      if ($col["selected"] != a) { print "FAIL: " a " ran " $col["selected"] " instead"; bad = 1 }
+      if (a == "lg") { lg++; if (m > 20 || (collective == "alltoall" && m != 20)) { print "FAIL: lg sent " m " backbone messages, 2*max(6,10) = 20"; bad = 1 } }
+      if (a == "linear") { linear++; if (m != 120) { print "FAIL: linear sent " m " backbone messages, 2*6*10 = 120"; bad = 1 } }
+      if (a == "native") native++
     }
     END {
       if (lg != 2 || linear != 2) { print "FAIL: expected lg and linear at two sizes, got " lg " and " linear; bad = 1 }

@@ -30,5 +30,6 @@ void add_common_options(CLI::App* cmd, Common& common);
 CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen);
 CLI::App* add_irregular_command(CLI::App& app, Common& common, Runner& chosen);
 CLI::App* add_two_cluster_command(CLI::App& app, Common& common, Runner& chosen);
+CLI::App* add_list_command(CLI::App& app, Common& common, Runner& chosen);
 
 }  // namespace ragged::bench

@@ -359,6 +359,7 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
         .set("problem", job.problem)
         .set("block", std::int64_t{job.block})
         .set("algorithm", job.name)
+        .set("selected", job.name)  // gatherv and scatterv algorithms have no restriction, hence no fallback
         .set("procs", std::int64_t{procs})
         .set("min" + unit, mn * scale)
         .set("mean" + unit, mean_of(slowest[j]) * scale)

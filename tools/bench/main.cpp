@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_pap_command(app, common, chosen);
   add_irregular_command(app, common, chosen);
   add_two_cluster_command(app, common, chosen);
+  add_list_command(app, common, chosen);
 
   CLI11_PARSE(app, argc, argv);
   if (!chosen) {

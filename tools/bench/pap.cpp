@@ -46,6 +46,7 @@ void validate(const PapOptions& o, const BackendOptions& b) {
   if (o.algorithms.empty()) throw InvalidArgument("--algorithms", "name at least one algorithm");
   const Collective c = parse_collective(o.collective);
   for (const std::string& name : o.algorithms) {
+    if (name == "auto") continue;  // the selector (ragged/selection.hpp)
     const Algorithm& a = Registry::instance().find(c, name);
     if (!a.restrictions.backend.empty() && a.restrictions.backend != b.backend) {
       throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
@@ -57,11 +58,14 @@ void validate(const PapOptions& o, const BackendOptions& b) {
 class Phase {
  public:
   Phase(Comm& comm, const std::string& algorithm, Collective collective, std::size_t count, const LinkModel& link) {
-    if (!Registry::instance().find(collective, algorithm).restrictions.needs_arrival) return;
+    // `auto` gets the monitor too: its choice depends on the arrival snapshot. It announces no
+    // plan; the agent learns the chosen algorithm from the previous call.
+    const bool selector = algorithm == "auto";
+    if (!selector && !Registry::instance().find(collective, algorithm).restrictions.needs_arrival) return;
     MonitorOptions mo;
     mo.link = link;
-    monitor_ = std::make_unique<Monitor>(comm, mo);                                  // PAT_Init
-    monitor_->use(PlannedCall{collective, algorithm, count, DataType::float32, 0});  // PAT_UseAlg
+    monitor_ = std::make_unique<Monitor>(comm, mo);                                                 // PAT_Init
+    if (!selector) monitor_->use(PlannedCall{collective, algorithm, count, DataType::float32, 0});  // PAT_UseAlg
   }
   Phase(const Phase&) = delete;
   Phase& operator=(const Phase&) = delete;
@@ -76,10 +80,11 @@ class Phase {
     rt.sleep_for(half);
     if (monitor_) monitor_->processing_end();
   }
-  /// The collective's options (the arrival snapshot for an arrival-aware algorithm).
-  CollectiveOptions arrive() {
+  /// The collective's options: the algorithm, and the arrival snapshot for an arrival-aware one.
+  CollectiveOptions arrive(const std::string& algorithm) {
     CollectiveOptions options;
-    if (monitor_) options.arrival = monitor_->arrive();
+    options.algorithm = algorithm;
+    if (monitor_) options.hints.set<ArrivalSnapshot>(monitor_->arrive());
     return options;
   }
 
@@ -87,9 +92,21 @@ class Phase {
   std::unique_ptr<Monitor> monitor_;
 };
 
-// One algorithm's iterations on this rank; returns this rank's samples.
+/// Adds `name` to the '+'-separated list `selected` unless it is there already.
+void note_selected(std::string& selected, const std::string& name) {
+  std::size_t at = 0;
+  while (at <= selected.size()) {
+    const std::size_t end = std::min(selected.find('+', at), selected.size());
+    if (selected.compare(at, end - at, name) == 0) return;
+    at = end + 1;
+  }
+  selected += (selected.empty() ? "" : "+") + name;
+}
+
+// One algorithm's iterations on this rank; returns this rank's samples. `selected` gets the
+// algorithms that actually ran (itself, its fallback, or what `auto` chose), '+'-separated.
 std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& algorithm, int iterations,
-                            const LinkModel& link) {
+                            const LinkModel& link, std::string& selected) {
   const int p = comm.size();
   const int me = comm.rank();
   Runtime& rt = comm.runtime();
@@ -99,7 +116,6 @@ std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& 
 
   if (c == Collective::allgather) {
     const std::size_t count = o.size / static_cast<std::size_t>(p);
-    const AllgatherFn fn = Registry::instance().allgather(algorithm);
     std::vector<float> mine(count);
     std::vector<float> all(count * static_cast<std::size_t>(p));
     Phase phase(comm, algorithm, c, count, link);
@@ -111,8 +127,8 @@ std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& 
       const double t0 = rt.now();
       phase.compute(rt, half);
       const double a = rt.now() - t0;
-      const CollectiveOptions copts = phase.arrive();
-      fn(comm, mine.data(), all.data(), count, DataType::float32, copts);
+      const CollectiveOptions copts = phase.arrive(algorithm);
+      note_selected(selected, ragged::allgather(comm, mine.data(), all.data(), count, DataType::float32, copts).name);
       const double f = rt.now() - t0;
       samples.push_back({a, f});
       if (o.check) {
@@ -128,7 +144,6 @@ std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& 
     }
   } else {
     const std::size_t count = o.size;
-    const AllreduceFn fn = Registry::instance().allreduce(algorithm);
     std::vector<float> in(count);
     std::vector<float> out(count);
     Phase phase(comm, algorithm, c, count, link);
@@ -140,8 +155,10 @@ std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& 
       const double t0 = rt.now();
       phase.compute(rt, half);
       const double a = rt.now() - t0;
-      const CollectiveOptions copts = phase.arrive();
-      fn(comm, in.data(), out.data(), count, DataType::float32, ReduceOp::sum(), copts);
+      const CollectiveOptions copts = phase.arrive(algorithm);
+      note_selected(
+          selected,
+          ragged::allreduce(comm, in.data(), out.data(), count, DataType::float32, ReduceOp::sum(), copts).name);
       const double f = rt.now() - t0;
       samples.push_back({a, f});
       if (o.check) {
@@ -222,6 +239,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
   struct Raw {
     std::vector<std::vector<Sample>> samples;
     std::vector<std::vector<Sample>> flat;
+    std::string selected;  ///< rank 0's (every rank selects the same)
   };
   std::vector<Raw> raw(o.algorithms.size());
   PapResult result;
@@ -233,11 +251,14 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     }
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
       const std::string& name = o.algorithms[a];
-      raw[a].samples = collect(comm, measure(comm, o, name, o.iterations, link), o.iterations);
+      std::string selected;
+      raw[a].samples = collect(comm, measure(comm, o, name, o.iterations, link, selected), o.iterations);
+      if (comm.rank() == 0) raw[a].selected = selected;
       if (!flat_measured && flat_iterations > 0 && o.flat_run_time.count(name) == 0) {
         PapOptions flat = o;
         flat.max_delay_s = 0;
-        raw[a].flat = collect(comm, measure(comm, flat, name, flat_iterations, link), flat_iterations);
+        std::string flat_selected;
+        raw[a].flat = collect(comm, measure(comm, flat, name, flat_iterations, link, flat_selected), flat_iterations);
       }
     }
   });
@@ -254,7 +275,8 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     const auto& s = raw[a].samples;
     PapMeasurement m;
     m.algorithm = o.algorithms[a];
-    m.arrival_aware = Registry::instance().find(c, m.algorithm).restrictions.needs_arrival;
+    m.selected = raw[a].selected;
+    m.arrival_aware = m.algorithm == "auto" || Registry::instance().find(c, m.algorithm).restrictions.needs_arrival;
     m.procs = procs;
     m.bytes = static_cast<std::int64_t>(count * sizeof(float));
     double sum = 0;
@@ -326,6 +348,7 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
         .set("platform", platform_label(b))
         .set("collective", o.collective)
         .set("algorithm", m.algorithm)
+        .set("selected", m.selected)
         .set("procs", std::int64_t{m.procs})
         .set("bytes", m.bytes)
         .set("max_delay_s", o.max_delay_s)

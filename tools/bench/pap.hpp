@@ -53,6 +53,7 @@ double pap_delay(const PapOptions& options, int procs, int rank, int iteration);
 /// What one algorithm measured (seconds, averaged over the iterations).
 struct PapMeasurement {
   std::string algorithm;
+  std::string selected;  ///< what ran: the algorithm, its fallback, or `auto`'s choices ('+'-separated)
   bool arrival_aware = false;
   int procs = 0;
   std::int64_t bytes = 0;            ///< the whole gathered or reduced vector

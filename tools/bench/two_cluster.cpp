@@ -18,6 +18,7 @@
 #include "ragged/counting_comm.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
+#include "ragged/selection.hpp"
 #include "ragged/topology.hpp"
 #include "two_cluster_plot.hpp"
 #ifdef RAGGED_BENCH_WITH_SIM
@@ -284,7 +285,7 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
   const StartClock clock = start_clock(comm, global_clock);
   CountingComm counting(comm, layout);
   CollectiveOptions copts;
-  copts.clusters = layout;
+  copts.hints.set<ClusterLayout>(layout);
   const Collective collective = parse_collective(o.collective);
   Buffers buf;
   if (me == 0) samples.assign(points.size(), std::vector<std::vector<std::vector<Sample>>>(algorithms.size()));
@@ -314,13 +315,12 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
         rt.sleep_for(std::max(0.0, wait));
         counting.reset();
         s.start = rt.now() - clock.offset;
+        copts.algorithm = algorithm.name;
         if (collective == Collective::alltoall) {
-          std::get<static_cast<std::size_t>(Collective::alltoall)>(algorithm.fn)(
-              target, buf.send.data(), buf.recv.data(), point.real, DataType::byte, copts);
+          ragged::alltoall(target, buf.send.data(), buf.recv.data(), point.real, DataType::byte, copts);
         } else {
-          std::get<static_cast<std::size_t>(Collective::alltoallv)>(algorithm.fn)(
-              target, buf.send.data(), buf.sendcounts, buf.sdispls, buf.recv.data(), buf.recvcounts, buf.rdispls,
-              DataType::byte, copts);
+          ragged::alltoallv(target, buf.send.data(), buf.sendcounts, buf.sdispls, buf.recv.data(), buf.recvcounts,
+                            buf.rdispls, DataType::byte, copts);
         }
         s.end = rt.now() - clock.offset;
         // The MPI library's own collectives cannot be counted from outside: -1.
@@ -344,6 +344,19 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
       }
     }
   }
+}
+
+/// What dispatch runs for `name` with a layout of n1 + n2 ranks: itself, or its fallback.
+std::string selected_algorithm(const TwoClusterOptions& o, const BackendOptions& b, const std::string& name, int n1,
+                               int n2) {
+  CallInfo call;
+  call.collective = parse_collective(o.collective);
+  call.procs = n1 + n2;
+  Hints hints;
+  if (n1 > 0 && n2 > 0) hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::split_at(n1, n2)));
+  call.hints = &hints;
+  call.backend = b.backend;
+  return select_algorithm(call, name).algorithm->name;
 }
 
 double median(std::vector<double> v) {
@@ -560,6 +573,7 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
             .set("platform", platform_name)
             .set("collective", o.collective)
             .set("algorithm", algorithms[ai])
+            .set("selected", selected_algorithm(o, backend, algorithms[ai], cluster0, cluster1))
             .set("n1", std::int64_t{cluster0})
             .set("n2", std::int64_t{cluster1})
             .set("bytes", static_cast<std::int64_t>(pt.bytes))

@@ -33,6 +33,7 @@
 #include <cstring>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "plans/bdr_schedule.hpp"
@@ -78,26 +79,23 @@ void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 
 }  // namespace internal
 
-void allgather_bdr(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                   const CollectiveOptions& options) {
+void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int me = comm.rank();
   const std::size_t block = count * size_of(type);
-  const auto p = static_cast<std::size_t>(procs);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
-  internal::check_buffer(recvbuf, p * block, "recvbuf");
 
+  // Line 53 (out_id = inp): dispatch copied this rank's block into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(me), sendbuf, block);  // line 53: out_id = inp
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bdr", block, 0);
-  const plans::bdr::Schedule schedule = schedule_for(options.arrival.get(), procs, block);
-  const int tag = internal::arrival_tag(options, call, internal::tag_bdr, internal::tag_bdr_unplanned);
+  const plans::bdr::Schedule schedule = schedule_for(ctx.arrival(), procs, block);
+  const int tag = internal::arrival_tag(ctx, call, internal::tag_bdr, internal::tag_bdr_unplanned);
 
   // Line 54: wait for the background part, take what it received.
   std::size_t k = 0;
-  if (internal::BackgroundSlot* slot = internal::slot_of(options)) {
+  if (internal::BackgroundSlot* slot = internal::slot_of(ctx)) {
     if (internal::BackgroundSlot* done = slot->claim(call)) {
       for (int seg = 0; seg < procs; ++seg) {
         const auto s = static_cast<std::size_t>(seg);
@@ -106,7 +104,6 @@ void allgather_bdr(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
       k = done->next_step;
     }
   }
-  if (procs == 1 || block == 0) return;
 
   // Lines 56-67: the rest of the schedule.
   const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
@@ -114,8 +111,8 @@ void allgather_bdr(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
     const plans::bdr::RankStep& step = program[k];
     Request recv;
     if (step.recv_from >= 0) recv = comm.irecv(step.recv_from, tag, at(step.recv_segment), block);
-    if (step.send_to >= 0) comm.send(step.send_to, tag, at(step.send_segment), block, options.timeout);
-    if (step.recv_from >= 0) recv.wait(options.timeout);
+    if (step.send_to >= 0) comm.send(step.send_to, tag, at(step.send_segment), block, ctx.timeout());
+    if (step.recv_from >= 0) recv.wait(ctx.timeout());
   }
 }
 

@@ -42,10 +42,10 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "plans/bgd_schedule.hpp"
-#include "ragged/algorithms.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 
@@ -119,34 +119,32 @@ void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 
 }  // namespace internal
 
-void allgather_bgd(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                   const CollectiveOptions& options) {
+void allgather_bgd(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int me = comm.rank();
   const std::size_t block = count * size_of(type);
   const auto p = static_cast<std::size_t>(procs);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
-  internal::check_buffer(recvbuf, p * block, "recvbuf");
 
-  const ArrivalSnapshot* snapshot = options.arrival.get();
+  const ArrivalSnapshot* snapshot = ctx.arrival();
   const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
   if (schedule.ring) {
     // Balanced arrivals (or no estimates): nothing to disseminate early. Run the best regular
     // algorithm, NEX (which runs the ring for odd P, as Open MPI does); the agent's background
     // had no step before the first send, so it left nothing to claim.
-    allgather_nex(comm, sendbuf, recvbuf, count, type, options);
+    allgather_nex(ctx, sendbuf, recvbuf, count, type);
     return;
   }
+  // Dispatch copied this rank's block into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(me), sendbuf, block);
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bgd", block, 0);
-  const int tag = internal::arrival_tag(options, call, planned_tag(snapshot), internal::tag_bgd_unplanned);
+  const int tag = internal::arrival_tag(ctx, call, planned_tag(snapshot), internal::tag_bgd_unplanned);
 
   std::size_t k = 0;
   internal::BackgroundSlot* background = nullptr;
-  if (internal::BackgroundSlot* slot = internal::slot_of(options)) {
+  if (internal::BackgroundSlot* slot = internal::slot_of(ctx)) {
     if (internal::BackgroundSlot* done = slot->claim(call)) {
       background = done;
       for (int seg = 0; seg < procs; ++seg) {
@@ -156,7 +154,6 @@ void allgather_bgd(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
       k = done->next_step;
     }
   }
-  if (procs == 1 || block == 0) return;
 
   // What this rank holds now: its own block and what the background received.
   std::vector<char> held(p, 0);
@@ -166,7 +163,7 @@ void allgather_bgd(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t c
   }
   run_steps(
       comm, schedule.program(me), k, schedule.program(me).size(), tag, block, [&](int seg) { return at(seg); },
-      [&](Request& r) { r.wait(options.timeout); }, held);
+      [&](Request& r) { r.wait(ctx.timeout()); }, held);
 }
 
 }  // namespace ragged

@@ -17,32 +17,29 @@
 // no extra memory.
 #include <algorithm>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/bruck_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allgather_bruck(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                     const CollectiveOptions& options) {
+void allgather_bruck(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t block = count * size_of(type);
   const auto p = static_cast<std::size_t>(procs);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
-  internal::check_buffer(recvbuf, p * block, "recvbuf");
+  const int tag = ctx.tag(0);
 
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int position) { return out + static_cast<std::size_t>(position) * block; };
-  // Own block to position 0 of the rotated view (in place it comes from position `rank`).
-  internal::copy_bytes(at(0), internal::is_in_place(sendbuf) ? at(rank) : sendbuf, block);
-  if (procs == 1 || block == 0) return;
+  // Own block to position 0 of the rotated view, from position `rank` (where dispatch copied it).
+  internal::copy_bytes(at(0), at(rank), block);
 
   for (int k = 0; k < plans::bruck::rounds(procs); ++k) {
     const plans::bruck::Round round = plans::bruck::round(rank, procs, k);
     const std::size_t bytes = static_cast<std::size_t>(round.blocks) * block;
-    comm.sendrecv(round.send_to, internal::tag_allgather, at(0), bytes, round.recv_from, internal::tag_allgather,
-                  at(round.distance), bytes, options.timeout);
+    comm.sendrecv(round.send_to, tag, at(0), bytes, round.recv_from, tag, at(round.distance), bytes, ctx.timeout());
   }
   // Position i holds block rank+i: rotate right by `rank` blocks so that block j sits at j.
   std::rotate(out, out + (p - static_cast<std::size_t>(rank)) * block, out + p * block);

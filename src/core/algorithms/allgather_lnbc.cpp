@@ -17,54 +17,66 @@
 //   broadcast: ceil(log2 P) (alpha + n beta)
 // The broadcast sends the whole vector in each round: LNBC is the slow
 // reference; its appeal is that rank 0 holds everything after the first phase.
-// The broadcast is written here rather than calling bcast_binomial, so that all
-// of its traffic carries the allgather tag. Any P; P = 1 only copies.
+// The broadcast is not bcast_binomial: a rank sends to its children one after
+// the other (blocking), so that each transfer has the sender's link to itself,
+// where bcast_binomial posts them all at once and they share the link (for
+// P = 28 and 1 MB that made BSLB's broadcast twice as long, docs/algorithms/
+// bslb.md). It is internal::lnbc_bcast, defined here and shared with BSLB, on
+// tags 32.. of the call's block; the gather uses tag 0. Any P.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allgather_lnbc(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                    const CollectiveOptions& options) {
+namespace internal {
+
+void lnbc_bcast(const Context& ctx, void* buffer, std::size_t bytes) {
+  Comm& comm = ctx.comm();
+  const int procs = comm.size();
+  const int rank = comm.rank();
+  const int tag = ctx.tag(0);
+  int span = 1;  // children of `rank` are rank + d for d < span
+  if (rank == 0) {
+    while (span < procs) span <<= 1;
+  } else {
+    span = rank & -rank;
+    comm.recv(rank & (rank - 1), tag, buffer, bytes, ctx.timeout());
+  }
+  for (int d = span / 2; d >= 1; d /= 2) {
+    if (rank + d < procs) comm.send(rank + d, tag, buffer, bytes, ctx.timeout());
+  }
+}
+
+}  // namespace internal
+
+void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t block = count * size_of(type);
   const auto p = static_cast<std::size_t>(procs);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
-  internal::check_buffer(recvbuf, p * block, "recvbuf");
 
+  // Dispatch copied this rank's block into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(rank), sendbuf, block);
-  if (procs == 1 || block == 0) return;
 
   constexpr int root = 0;
-  const int tag = internal::tag_allgather;
+  const int tag = ctx.tag(0);
 
   // Linear gather: rank 0 receives every block straight into place.
   if (rank == root) {
     std::vector<Request> requests;
     requests.reserve(p - 1);
     for (int j = 1; j < procs; ++j) requests.push_back(comm.irecv(j, tag, at(j), block));
-    comm.wait_all(requests, options.timeout);
+    comm.wait_all(requests, ctx.timeout());
   } else {
-    comm.send(root, tag, at(rank), block, options.timeout);
+    comm.send(root, tag, at(rank), block, ctx.timeout());
   }
 
   // Binomial broadcast of all P blocks from rank 0.
-  const std::size_t all = p * block;
-  int span = 1;  // children of `rank` are rank + d for d < span
-  if (rank == root) {
-    while (span < procs) span <<= 1;
-  } else {
-    span = rank & -rank;
-    comm.recv(rank & (rank - 1), tag, out, all, options.timeout);
-  }
-  for (int d = span / 2; d >= 1; d /= 2) {
-    if (rank + d < procs) comm.send(rank + d, tag, out, all, options.timeout);
-  }
+  internal::lnbc_bcast(ctx.sub(32, 32), out, p * block);
 }
 
 }  // namespace ragged

@@ -15,36 +15,32 @@
 // the bandwidth of the ring with half its steps.
 //
 // Odd P has no perfect pairing; like Open MPI, NEX then runs the ring
-// (allgather_ring: (P-1) alpha + (P-1)/P n beta). P = 1 only copies.
+// (allgather_ring: (P-1) alpha + (P-1)/P n beta), with this call's context.
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/nex_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allgather_nex(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                   const CollectiveOptions& options) {
+void allgather_nex(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   if (procs % 2 != 0) {
-    allgather_ring(comm, sendbuf, recvbuf, count, type, options);
+    allgather_ring(ctx, sendbuf, recvbuf, count, type);
     return;
   }
   const int rank = comm.rank();
   const std::size_t block = count * size_of(type);
-  const auto p = static_cast<std::size_t>(procs);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
-  internal::check_buffer(recvbuf, p * block, "recvbuf");
+  const int tag = ctx.tag(0);
 
+  // Dispatch copied this rank's block into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(rank), sendbuf, block);
-  if (block == 0) return;
 
   for (int s = 0; s < plans::nex::steps(procs); ++s) {
     const plans::nex::Step step = plans::nex::step(rank, procs, s);
-    comm.sendrecv(step.peer, internal::tag_allgather, at(step.send_first),
-                  static_cast<std::size_t>(step.send_blocks) * block, step.peer, internal::tag_allgather,
-                  at(step.recv_first), static_cast<std::size_t>(step.recv_blocks) * block, options.timeout);
+    comm.sendrecv(step.peer, tag, at(step.send_first), static_cast<std::size_t>(step.send_blocks) * block, step.peer,
+                  tag, at(step.recv_first), static_cast<std::size_t>(step.recv_blocks) * block, ctx.timeout());
   }
 }
 

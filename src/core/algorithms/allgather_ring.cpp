@@ -12,33 +12,29 @@
 // Cost (n = P*count*size bytes gathered): (P-1) alpha + (P-1)/P n beta.
 // Every step moves one block on every link at once, so the ring is
 // bandwidth-optimal; its latency term grows linearly in P.
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/ring_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allgather_ring(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                    const CollectiveOptions& options) {
+void allgather_ring(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t block = count * size_of(type);
-  const auto p = static_cast<std::size_t>(procs);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, block, "sendbuf");
-  internal::check_buffer(recvbuf, p * block, "recvbuf");
+  const int tag = ctx.tag(0);
 
+  // Dispatch copied this rank's block into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(at(rank), sendbuf, block);
-  if (procs == 1 || block == 0) return;
 
   const int right = plans::ring::right(rank, procs);
   const int left = plans::ring::left(rank, procs);
   for (int s = 0; s < procs - 1; ++s) {
     const int send_block = plans::ring::allgather_send_block(rank, procs, s);
     const int recv_block = plans::ring::allgather_recv_block(rank, procs, s);
-    comm.sendrecv(right, internal::tag_allgather, at(send_block), block, left, internal::tag_allgather, at(recv_block),
-                  block, options.timeout);
+    comm.sendrecv(right, tag, at(send_block), block, left, tag, at(recv_block), block, ctx.timeout());
   }
 }
 

@@ -34,33 +34,30 @@
 //     about 2(P-1)(alpha + s beta) + 2n beta + n gamma,
 //   the ring's bandwidth for large P, with latency linear in P (the fill and
 //   drain of the pipeline). Commutative operators only. Every rank gets rank
-//   0's bits. Any P; P = 1 only copies.
+//   0's bits. Any P.
+//
+// Dispatch copied sendbuf into recvbuf (sendbuf == recvbuf here): every rank's
+// own vector starts in recvbuf, where its results land too.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/pipelined_linear_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                                const ReduceOp& op, const CollectiveOptions& options) {
+void allreduce_pipelined_linear(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type,
+                                const ReduceOp& op) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t esize = size_of(type);
   const std::size_t bytes = count * esize;
-  const bool inplace = internal::is_in_place(sendbuf);
-  if (!inplace) internal::check_buffer(sendbuf, bytes, "sendbuf");
-  internal::check_buffer(recvbuf, bytes, "recvbuf");
 
   std::byte* out = internal::bytes(recvbuf);
-  if (procs == 1 || count == 0) {
-    if (!inplace) internal::copy_bytes(out, sendbuf, bytes);
-    return;
-  }
 
   namespace chain = plans::chain;
-  const int tag = internal::tag_allreduce;
+  const int tag = ctx.tag(0);
   const std::size_t per = chain::segment_elements(esize);
   const std::size_t nseg = chain::segments(count, per);
   const auto offset = [&](std::size_t t) { return chain::segment_first(t, per) * esize; };
@@ -74,27 +71,23 @@ void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, 
   std::vector<Request> result_send;   // results to `up`
   // Starts sending segment t in one direction once the send of segment t - window has completed.
   const auto send_in_order = [&](std::vector<Request>& sends, const std::byte* data, int dest, std::size_t t) {
-    if (t >= chain::send_window) sends[t - chain::send_window].wait(options.timeout);
+    if (t >= chain::send_window) sends[t - chain::send_window].wait(ctx.timeout());
     sends.push_back(comm.isend(dest, tag, data + offset(t), length(t) * esize));
   };
 
   if (rank == procs - 1) {
-    // The far end: send every own segment down, receive every result. In place, the segments
-    // must not be overwritten while they are still being sent: send from a copy.
-    std::vector<std::byte> copy;
-    const std::byte* own = internal::bytes(sendbuf);
-    if (inplace) {
-      copy.assign(out, out + bytes);
-      own = copy.data();
-    }
+    // The far end: send every own segment down, receive every result. The own segments (in
+    // recvbuf) must not be overwritten while they are still being sent: send from a copy.
+    const std::vector<std::byte> copy(out, out + bytes);
+    const std::byte* own = copy.data();
     partial_send.reserve(nseg);
     result_recv.reserve(nseg);
     for (std::size_t t = 0; t < nseg; ++t) {
       send_in_order(partial_send, own, down, t);
       result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
     }
-    comm.wait_all(partial_send, options.timeout);
-    comm.wait_all(result_recv, options.timeout);
+    comm.wait_all(partial_send, ctx.timeout());
+    comm.wait_all(result_recv, ctx.timeout());
     return;
   }
 
@@ -108,42 +101,41 @@ void allreduce_pipelined_linear(Comm& comm, const void* sendbuf, void* recvbuf, 
   if (rank == 0) {
     // The reducing end: recvbuf starts as the own vector; each segment is complete once the
     // partial from rank 1 is added, and goes straight back up.
-    if (!inplace) internal::copy_bytes(out, sendbuf, bytes);
     result_send.reserve(nseg);
     for (std::size_t t = 0; t < nseg; ++t) {
-      partial_recv[t].wait(options.timeout);
+      partial_recv[t].wait(ctx.timeout());
       reduce_local(op, type, scratch.data() + offset(t), out + offset(t), length(t));
       comm.runtime().charge(static_cast<double>(length(t)));
       send_in_order(result_send, out, up, t);
     }
-    comm.wait_all(result_send, options.timeout);
+    comm.wait_all(result_send, ctx.timeout());
     return;
   }
 
   // A middle rank: own op partial goes down (from scratch); the result lands in recvbuf.
-  const std::byte* own = inplace ? out : internal::bytes(sendbuf);
+  const std::byte* own = out;
   partial_send.reserve(nseg);
   result_recv.reserve(nseg);
   result_send.reserve(nseg);
   const auto forward_results = [&](std::size_t upto) {
     while (result_send.size() < upto) {
       const std::size_t j = result_send.size();
-      result_recv[j].wait(options.timeout);
+      result_recv[j].wait(ctx.timeout());
       send_in_order(result_send, out, up, j);
     }
   };
   for (std::size_t t = 0; t < nseg; ++t) {
-    partial_recv[t].wait(options.timeout);
+    partial_recv[t].wait(ctx.timeout());
     reduce_local(op, type, own + offset(t), scratch.data() + offset(t), length(t));
     comm.runtime().charge(static_cast<double>(length(t)));
     send_in_order(partial_send, scratch.data(), down, t);
-    // Own segment t has been consumed: in place, its memory may now take the result.
+    // Own segment t has been consumed: its memory may now take the result.
     result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
     forward_results(chain::forwarded_after(rank, t, nseg));
   }
   forward_results(nseg);
-  comm.wait_all(partial_send, options.timeout);
-  comm.wait_all(result_send, options.timeout);
+  comm.wait_all(partial_send, ctx.timeout());
+  comm.wait_all(result_send, ctx.timeout());
 }
 
 }  // namespace ragged

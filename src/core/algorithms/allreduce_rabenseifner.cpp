@@ -26,44 +26,42 @@
 // bits. Blocks of zero elements (count < pof2) are skipped by both partners.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/rabenseifner_plan.hpp"
 #include "plans/recursive_doubling_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allreduce_rabenseifner(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                            const ReduceOp& op, const CollectiveOptions& options) {
+void allreduce_rabenseifner(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type,
+                            const ReduceOp& op) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t esize = size_of(type);
   const std::size_t bytes = count * esize;
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, bytes, "sendbuf");
-  internal::check_buffer(recvbuf, bytes, "recvbuf");
 
+  // Dispatch copied sendbuf into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(out, sendbuf, bytes);
-  if (procs == 1 || count == 0) return;
 
   namespace rd = plans::recursive;
   namespace rs = plans::rabenseifner;
-  const int tag = internal::tag_allreduce;
+  const int tag = ctx.tag(0);
   const int pof2 = rd::pof2(procs);
 
   // Fold the ranks beyond the largest power of two.
   const int fold = rd::fold_partner(rank, procs);
   const int v = rd::vrank(rank, procs);
   if (v < 0) {
-    comm.send(fold, tag, out, bytes, options.timeout);
-    comm.recv(fold, tag, out, bytes, options.timeout);
+    comm.send(fold, tag, out, bytes, ctx.timeout());
+    comm.recv(fold, tag, out, bytes, ctx.timeout());
     return;
   }
   // Scratch for the fold's whole vector or, at most, the half kept in the first halving step.
   const std::size_t first_half = rs::elements(rs::kept(v, pof2 / 2), count, pof2).size;
   std::vector<std::byte> scratch((fold >= 0 ? count : first_half) * esize);
   if (fold >= 0) {
-    comm.recv(fold, tag, scratch.data(), bytes, options.timeout);
+    comm.recv(fold, tag, scratch.data(), bytes, ctx.timeout());
     reduce_local(op, type, scratch.data(), out, count);  // lower rank on the left
     comm.runtime().charge(static_cast<double>(count));
   }
@@ -73,7 +71,7 @@ void allreduce_rabenseifner(Comm& comm, const void* sendbuf, void* recvbuf, std:
     Request requests[2];
     if (recv.size != 0) requests[0] = comm.irecv(peer, tag, recv_to, recv.size * esize);
     if (send.size != 0) requests[1] = comm.isend(peer, tag, out + send.first * esize, send.size * esize);
-    comm.wait_all(requests, options.timeout);
+    comm.wait_all(requests, ctx.timeout());
   };
 
   // Reduce-scatter by recursive halving: masks pof2/2, ..., 1.
@@ -95,7 +93,7 @@ void allreduce_rabenseifner(Comm& comm, const void* sendbuf, void* recvbuf, std:
     exchange(peer, send, recv, out + recv.first * esize);
   }
 
-  if (fold >= 0) comm.send(fold, tag, out, bytes, options.timeout);
+  if (fold >= 0) comm.send(fold, tag, out, bytes, ctx.timeout());
 }
 
 }  // namespace ragged

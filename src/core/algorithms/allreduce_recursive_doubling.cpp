@@ -23,26 +23,24 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/recursive_doubling_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allreduce_recursive_doubling(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                                  const ReduceOp& op, const CollectiveOptions& options) {
+void allreduce_recursive_doubling(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count,
+                                  DataType type, const ReduceOp& op) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t bytes = count * size_of(type);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, bytes, "sendbuf");
-  internal::check_buffer(recvbuf, bytes, "recvbuf");
 
+  // Dispatch copied sendbuf into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(out, sendbuf, bytes);
-  if (procs == 1 || count == 0) return;
 
   namespace rd = plans::recursive;
-  const int tag = internal::tag_allreduce;
+  const int tag = ctx.tag(0);
   const double elements = static_cast<double>(count);
   std::vector<std::byte> scratch(bytes);
 
@@ -50,12 +48,12 @@ void allreduce_recursive_doubling(Comm& comm, const void* sendbuf, void* recvbuf
   const int fold = rd::fold_partner(rank, procs);
   const int v = rd::vrank(rank, procs);
   if (v < 0) {
-    comm.send(fold, tag, out, bytes, options.timeout);
-    comm.recv(fold, tag, out, bytes, options.timeout);
+    comm.send(fold, tag, out, bytes, ctx.timeout());
+    comm.recv(fold, tag, out, bytes, ctx.timeout());
     return;
   }
   if (fold >= 0) {
-    comm.recv(fold, tag, scratch.data(), bytes, options.timeout);
+    comm.recv(fold, tag, scratch.data(), bytes, ctx.timeout());
     reduce_local(op, type, scratch.data(), out, count);  // lower rank on the left
     comm.runtime().charge(elements);
   }
@@ -66,7 +64,7 @@ void allreduce_recursive_doubling(Comm& comm, const void* sendbuf, void* recvbuf
   std::byte* other = scratch.data();
   for (int mask = 1; mask < rd::pof2(procs); mask <<= 1) {
     const int peer = rd::partner(v, mask, procs);
-    comm.sendrecv(peer, tag, acc, bytes, peer, tag, other, bytes, options.timeout);
+    comm.sendrecv(peer, tag, acc, bytes, peer, tag, other, bytes, ctx.timeout());
     if ((v & mask) != 0) {
       reduce_local(op, type, other, acc, count);  // acc = partner's op mine
     } else {
@@ -77,7 +75,7 @@ void allreduce_recursive_doubling(Comm& comm, const void* sendbuf, void* recvbuf
   }
   if (acc != out) internal::copy_bytes(out, acc, bytes);
 
-  if (fold >= 0) comm.send(fold, tag, out, bytes, options.timeout);
+  if (fold >= 0) comm.send(fold, tag, out, bytes, ctx.timeout());
 }
 
 }  // namespace ragged

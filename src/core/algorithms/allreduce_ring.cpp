@@ -23,30 +23,28 @@
 // skipped by both neighbors, who agree on their size.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/ring_plan.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void allreduce_ring(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                    const ReduceOp& op, const CollectiveOptions& options) {
+void allreduce_ring(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type,
+                    const ReduceOp& op) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t esize = size_of(type);
-  if (!internal::is_in_place(sendbuf)) internal::check_buffer(sendbuf, count * esize, "sendbuf");
-  internal::check_buffer(recvbuf, count * esize, "recvbuf");
 
+  // Dispatch copied sendbuf into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
-  if (!internal::is_in_place(sendbuf)) internal::copy_bytes(out, sendbuf, count * esize);
-  if (procs == 1 || count == 0) return;
 
   namespace ring = plans::ring;
   const auto seg_ptr = [&](int s) { return out + ring::segment_offset(count, procs, s) * esize; };
   const auto seg_size = [&](int s) { return ring::segment_size(count, procs, s); };
   const int right = ring::right(rank, procs);
   const int left = ring::left(rank, procs);
-  const int tag = internal::tag_allreduce;
+  const int tag = ctx.tag(0);
 
   std::vector<std::byte> incoming(seg_size(0) * esize);  // segment 0 is a longest one
   for (int t = 0; t < procs - 1; ++t) {
@@ -57,7 +55,7 @@ void allreduce_ring(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t 
     Request requests[2];
     if (recv_n != 0) requests[0] = comm.irecv(left, tag, incoming.data(), recv_n * esize);
     if (send_n != 0) requests[1] = comm.isend(right, tag, seg_ptr(send_seg), send_n * esize);
-    comm.wait_all(requests, options.timeout);
+    comm.wait_all(requests, ctx.timeout());
     if (recv_n != 0) {
       reduce_local(op, type, incoming.data(), seg_ptr(recv_seg), recv_n);
       comm.runtime().charge(static_cast<double>(recv_n));
@@ -71,7 +69,7 @@ void allreduce_ring(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t 
     Request requests[2];
     if (recv_n != 0) requests[0] = comm.irecv(left, tag, seg_ptr(recv_seg), recv_n * esize);
     if (send_n != 0) requests[1] = comm.isend(right, tag, seg_ptr(send_seg), send_n * esize);
-    comm.wait_all(requests, options.timeout);
+    comm.wait_all(requests, ctx.timeout());
   }
 }
 

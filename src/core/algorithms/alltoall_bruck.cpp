@@ -13,20 +13,20 @@
 // steps cross the backbone, but only log2 P latencies are paid.
 #include <algorithm>
 
-#include "internal/alltoall_common.hpp"
-#include "ragged/alltoall.hpp"
+#include "algorithms/list.hpp"
+#include "internal/common.hpp"
 
 namespace ragged {
 
-void alltoall_bruck(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                    const CollectiveOptions& options) {
+void alltoall_bruck(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
+  const int tag = ctx.tag(0);
   const std::size_t b = count * size_of(type);
-  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  const std::byte* in = internal::bytes(sendbuf);
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [b](int slot) { return b * static_cast<std::size_t>(slot); };
-  if (b == 0) return;
 
   // The blocks moved in round d: slots i with bit d set.
   const auto moved_in = [p](int d) {
@@ -36,19 +36,18 @@ void alltoall_bruck(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t 
   };
   int most = 0;
   for (int d = 1; d < p; d *= 2) most = std::max(most, moved_in(d));
-  // Slots, then one round's outgoing and incoming blocks, in the Comm's scratch memory.
-  std::byte* slots = comm.scratch(at(p) + 2 * at(most)).data();
+  // Slots, then one round's outgoing and incoming blocks, in the context's workspace.
+  std::byte* slots = ctx.workspace().get(at(p) + 2 * at(most)).data();
   std::byte* outgoing = slots + at(p);
   std::byte* incoming = outgoing + at(most);
-  for (int i = 0; i < p; ++i) internal::copy_bytes(slots + at(i), source.data() + at((me + i) % p), b);
+  for (int i = 0; i < p; ++i) internal::copy_bytes(slots + at(i), in + at((me + i) % p), b);
 
   for (int d = 1; d < p; d *= 2) {
     int moved = 0;
     for (int i = 1; i < p; ++i) {
       if ((i & d) != 0) internal::copy_bytes(outgoing + at(moved++), slots + at(i), b);
     }
-    comm.sendrecv((me + d) % p, internal::tag_alltoall, outgoing, at(moved), (me - d + p) % p, internal::tag_alltoall,
-                  incoming, at(moved), options.timeout);
+    comm.sendrecv((me + d) % p, tag, outgoing, at(moved), (me - d + p) % p, tag, incoming, at(moved), ctx.timeout());
     int k = 0;
     for (int i = 1; i < p; ++i) {
       if ((i & d) != 0) internal::copy_bytes(slots + at(i), incoming + at(k++), b);

@@ -17,23 +17,20 @@
 // 4·n1·n2·m bytes while the others idle, which §3 calls the bottleneck.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/alltoall_common.hpp"
-#include "ragged/alltoall.hpp"
 
 namespace ragged {
 
-void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                          const CollectiveOptions& options) {
-  const ClusterLayout& layout = require_two_clusters(comm, options, "coordinator");
+void alltoall_coordinator(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  const ClusterLayout& layout = internal::require_two_clusters(ctx, "coordinator");
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
   const std::size_t b = count * size_of(type);
-  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  const std::byte* in = internal::bytes(sendbuf);
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
-
-  internal::copy_bytes(out + at(me), source.data() + at(me), b);
-  if (b == 0) return;
 
   const int mine = layout.cluster[static_cast<std::size_t>(me)];
   const std::vector<int> local = layout.members(mine);
@@ -42,18 +39,19 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
   const int remote_leader = remote.front();
   const std::size_t nl = local.size();
   const std::size_t nr = remote.size();
-  const int tag = internal::tag_alltoall;
+  const int tag = ctx.tag(0);
 
-  // Temporary buffers, slices of the Comm's scratch memory. The coordinator: what it
+  // Temporary buffers, slices of the context's workspace. The coordinator: what it
   // gathers ([member][1 + nr blocks]), what crosses each way and what it scatters;
   // a member: its message to the coordinator and what comes back.
   const std::size_t crossing = nl * nr * b;
-  std::byte* scratch = comm.scratch(me == leader ? nl * (1 + nr) * b + 3 * crossing : (1 + nr) * b + nr * b).data();
-  std::byte* gathered = me == leader ? scratch : nullptr;
+  std::byte* space =
+      ctx.workspace().get(me == leader ? nl * (1 + nr) * b + 3 * crossing : (1 + nr) * b + nr * b).data();
+  std::byte* gathered = me == leader ? space : nullptr;
   std::byte* across = me == leader ? gathered + nl * (1 + nr) * b : nullptr;
   std::byte* back = me == leader ? across + crossing : nullptr;
   std::byte* scatter = me == leader ? back + crossing : nullptr;
-  std::byte* to_leader = me == leader ? nullptr : scratch;
+  std::byte* to_leader = me == leader ? nullptr : space;
   std::byte* mine_from_remote = me == leader ? nullptr : to_leader + (1 + nr) * b;
 
   // 1. Local exchange, with the crossing blocks riding along to the coordinator.
@@ -72,22 +70,21 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
   for (const int j : local) {
     if (j == me) continue;
     if (j == leader) {
-      internal::copy_bytes(to_leader, source.data() + at(j), b);
-      for (std::size_t k = 0; k < nr; ++k)
-        internal::copy_bytes(to_leader + (1 + k) * b, source.data() + at(remote[k]), b);
+      internal::copy_bytes(to_leader, in + at(j), b);
+      for (std::size_t k = 0; k < nr; ++k) internal::copy_bytes(to_leader + (1 + k) * b, in + at(remote[k]), b);
       requests.push_back(comm.isend(j, tag, to_leader, (1 + nr) * b));
     } else {
-      requests.push_back(comm.isend(j, tag, source.data() + at(j), b));
+      requests.push_back(comm.isend(j, tag, in + at(j), b));
     }
   }
-  comm.wait_all(requests, options.timeout);
+  comm.wait_all(requests, ctx.timeout());
   requests.clear();
 
   if (me == leader) {
     // The coordinator's own crossing blocks and its members' blocks for it.
     for (std::size_t k = 0; k < nr; ++k) {
       internal::copy_bytes(gathered + member_slot[static_cast<std::size_t>(me)] * (1 + nr) * b + (1 + k) * b,
-                           source.data() + at(remote[k]), b);
+                           in + at(remote[k]), b);
     }
     for (const int j : local) {
       if (j != me)
@@ -97,7 +94,7 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
     for (std::size_t i = 0; i < nl; ++i) {
       internal::copy_bytes(across + i * nr * b, gathered + i * (1 + nr) * b + b, nr * b);
     }
-    comm.sendrecv(remote_leader, tag, across, crossing, remote_leader, tag, back, crossing, options.timeout);
+    comm.sendrecv(remote_leader, tag, across, crossing, remote_leader, tag, back, crossing, ctx.timeout());
     // 3. Scatter: member i gets M(k,i) for every remote k.
     for (std::size_t i = 0; i < nl; ++i) {
       for (std::size_t k = 0; k < nr; ++k) {
@@ -111,9 +108,9 @@ void alltoall_coordinator(Comm& comm, const void* sendbuf, void* recvbuf, std::s
         requests.push_back(comm.isend(local[i], tag, scatter + i * nr * b, nr * b));
       }
     }
-    comm.wait_all(requests, options.timeout);
+    comm.wait_all(requests, ctx.timeout());
   } else {
-    comm.recv(leader, tag, mine_from_remote, nr * b, options.timeout);
+    comm.recv(leader, tag, mine_from_remote, nr * b, ctx.timeout());
     for (std::size_t k = 0; k < nr; ++k) internal::copy_bytes(out + at(remote[k]), mine_from_remote + k * b, b);
   }
 }

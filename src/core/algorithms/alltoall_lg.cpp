@@ -20,14 +20,14 @@
 // n1 <= n2, m bytes per block): local phase about αl + (n1+n2)·m·βl per C1 rank
 // (n2·m·βl + ... per C2 rank); backbone αb + ceil(n2/n1)·n1·m·βb for a C1 rank (its
 // steps overlap). Packing copies each crossing block twice (pack, unpack) in memory,
-// in scratch memory that the Comm keeps from call to call (Comm::scratch).
+// in the context's workspace, kept from call to call (Workspace::get).
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/alltoall_common.hpp"
 #include "plans/lg_plan.hpp"
-#include "ragged/alltoall.hpp"
 
 namespace ragged {
 
@@ -37,26 +37,24 @@ using plans::lg::Block;
 
 }  // namespace
 
-void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                 const CollectiveOptions& options) {
-  const ClusterLayout& layout = require_two_clusters(comm, options, "lg");
+void alltoall_lg(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  const ClusterLayout& layout = internal::require_two_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
+  const int tag = ctx.tag(0);
   const std::size_t b = count * size_of(type);
-  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  const std::byte* in = internal::bytes(sendbuf);
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
-
-  internal::copy_bytes(out + at(me), source.data() + at(me), b);
-  if (b == 0) return;
 
   const int my_id = ids.id(me);
   const plans::lg::ProcessPlan plan = plans::lg::plan(ids.n1, ids.n2, my_id);
   // The blocks this rank carries across, by (src, dst) id.
   std::unordered_map<long long, const std::byte*> held;
   const auto key = [p](const Block& x) { return static_cast<long long>(x.src) * p + x.dst; };
-  const auto own = [&](const Block& x) { return source.data() + at(ids.rank(x.dst)); };
+  const auto own = [&](const Block& x) { return in + at(ids.rank(x.dst)); };
   // A block that arrived: ours goes to recvbuf, the others wait for the backbone.
   const auto land = [&](const Block& x, const std::byte* data) {
     if (x.dst == my_id) {
@@ -73,16 +71,16 @@ void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
     if (x.dst != my_id) held[key(x)] = own(x);
   }
 
-  // Every temporary buffer of the call is a slice of the Comm's scratch memory, reused from
+  // Every temporary buffer of the call is a slice of the context's workspace, reused from
   // call to call: the local phase's packed messages (in and out), then the backbone's.
   // A message that is just M(i,j) goes straight between the user buffers instead.
   const auto direct_in = [&](const plans::lg::Transfer& t) { return t.blocks.size() == 1 && t.blocks[0].dst == my_id; };
   const auto direct_out = [](const plans::lg::Transfer& t) { return t.blocks.size() == 1; };
-  std::size_t scratch_bytes = 0;
-  for (const auto& t : plan.local_recvs) scratch_bytes += direct_in(t) ? 0 : b * t.blocks.size();
-  for (const auto& t : plan.local_sends) scratch_bytes += direct_out(t) ? 0 : b * t.blocks.size();
-  for (const auto& e : plan.backbone) scratch_bytes += b * (e.send.size() + e.recv.size());
-  std::byte* free_space = comm.scratch(scratch_bytes).data();
+  std::size_t workspace_bytes = 0;
+  for (const auto& t : plan.local_recvs) workspace_bytes += direct_in(t) ? 0 : b * t.blocks.size();
+  for (const auto& t : plan.local_sends) workspace_bytes += direct_out(t) ? 0 : b * t.blocks.size();
+  for (const auto& e : plan.backbone) workspace_bytes += b * (e.send.size() + e.recv.size());
+  std::byte* free_space = ctx.workspace().get(workspace_bytes).data();
   const auto take = [&free_space](std::size_t bytes) { return std::exchange(free_space, free_space + bytes); };
 
   // Local phase.
@@ -98,7 +96,7 @@ void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
       inbox[k] = take(b * t.blocks.size());
       target = inbox[k];
     }
-    requests.push_back(comm.irecv(ids.rank(t.peer), internal::tag_alltoall, target, b * t.blocks.size()));
+    requests.push_back(comm.irecv(ids.rank(t.peer), tag, target, b * t.blocks.size()));
   }
   for (const plans::lg::Transfer& t : plan.local_sends) {
     const std::byte* data = nullptr;
@@ -109,9 +107,9 @@ void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
       pack(packed, t.blocks, own);
       data = packed;
     }
-    requests.push_back(comm.isend(ids.rank(t.peer), internal::tag_alltoall, data, b * t.blocks.size()));
+    requests.push_back(comm.isend(ids.rank(t.peer), tag, data, b * t.blocks.size()));
   }
-  comm.wait_all(requests, options.timeout);
+  comm.wait_all(requests, ctx.timeout());
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
     if (inbox[k] == nullptr) continue;
     const std::vector<Block>& blocks = plan.local_recvs[k].blocks;
@@ -127,17 +125,17 @@ void alltoall_lg(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
     const plans::lg::Exchange& e = plan.backbone[k];
     incoming[k] = take(b * e.recv.size());
     if (!e.recv.empty()) {
-      requests.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoall, incoming[k], b * e.recv.size()));
+      requests.push_back(comm.irecv(ids.rank(e.peer), tag, incoming[k], b * e.recv.size()));
     }
   }
   for (const plans::lg::Exchange& e : plan.backbone) {
     std::byte* outgoing = take(b * e.send.size());
     pack(outgoing, e.send, from_held);
     if (!e.send.empty()) {
-      requests.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoall, outgoing, b * e.send.size()));
+      requests.push_back(comm.isend(ids.rank(e.peer), tag, outgoing, b * e.send.size()));
     }
   }
-  comm.wait_all(requests, options.timeout);
+  comm.wait_all(requests, ctx.timeout());
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     const std::vector<Block>& blocks = plan.backbone[k].recv;
     for (std::size_t j = 0; j < blocks.size(); ++j) land(blocks[j], incoming[k] + b * j);

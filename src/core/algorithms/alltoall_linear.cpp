@@ -10,33 +10,32 @@
 // backbone, all at once.
 #include <vector>
 
-#include "internal/alltoall_common.hpp"
-#include "ragged/alltoall.hpp"
+#include "algorithms/list.hpp"
+#include "internal/common.hpp"
 
 namespace ragged {
 
-void alltoall_linear(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                     const CollectiveOptions& options) {
+void alltoall_linear(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
+  const int tag = ctx.tag(0);
   const std::size_t b = count * size_of(type);
-  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  const std::byte* in = internal::bytes(sendbuf);
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
 
-  internal::copy_bytes(out + at(me), source.data() + at(me), b);
-  if (b == 0 || p == 1) return;
   std::vector<Request> requests;
   requests.reserve(2 * static_cast<std::size_t>(p - 1));
   for (int k = 1; k < p; ++k) {
     const int from = (me + k) % p;
-    requests.push_back(comm.irecv(from, internal::tag_alltoall, out + at(from), b));
+    requests.push_back(comm.irecv(from, tag, out + at(from), b));
   }
   for (int k = 1; k < p; ++k) {
     const int to = (me - k + p) % p;
-    requests.push_back(comm.isend(to, internal::tag_alltoall, source.data() + at(to), b));
+    requests.push_back(comm.isend(to, tag, in + at(to), b));
   }
-  comm.wait_all(requests, options.timeout);
+  comm.wait_all(requests, ctx.timeout());
 }
 
 }  // namespace ragged

@@ -6,27 +6,25 @@
 //
 // Cost (α-β): (P-1)·(α + m·β). Across two clusters 2·n1·n2 messages cross the
 // backbone, spread over the steps: the backbone latency is paid in almost every step.
-#include "internal/alltoall_common.hpp"
-#include "ragged/alltoall.hpp"
+#include "algorithms/list.hpp"
+#include "internal/common.hpp"
 
 namespace ragged {
 
-void alltoall_pairwise(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                       const CollectiveOptions& options) {
+void alltoall_pairwise(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
+  const int tag = ctx.tag(0);
   const std::size_t b = count * size_of(type);
-  const internal::AlltoallSource source(sendbuf, recvbuf, b * static_cast<std::size_t>(p));
+  const std::byte* in = internal::bytes(sendbuf);
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
 
-  internal::copy_bytes(out + at(me), source.data() + at(me), b);
-  if (b == 0) return;
   for (int k = 1; k < p; ++k) {
     const int to = (me + k) % p;
     const int from = (me - k + p) % p;
-    comm.sendrecv(to, internal::tag_alltoall, source.data() + at(to), b, from, internal::tag_alltoall, out + at(from),
-                  b, options.timeout);
+    comm.sendrecv(to, tag, in + at(to), b, from, tag, out + at(from), b, ctx.timeout());
   }
 }
 

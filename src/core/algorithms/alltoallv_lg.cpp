@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/alltoall_common.hpp"
 #include "plans/lg_plan.hpp"
-#include "ragged/alltoall.hpp"
 
 namespace ragged {
 
@@ -39,21 +39,23 @@ struct Piece {
 
 }  // namespace
 
-void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-                  void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type,
-                  const CollectiveOptions& options) {
-  const ClusterLayout& layout = require_two_clusters(comm, options, "lg");
+void alltoallv_lg(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                  void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type) {
+  const ClusterLayout& layout = internal::require_two_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
-  const internal::AlltoallvSource source(comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, type);
+  const int tag = ctx.tag(0);        // the blocks
+  const int tag_sizes = ctx.tag(1);  // block sizes ahead of the blocks
+  const internal::AlltoallvSource source(sendbuf, sendcounts, sdispls, recvcounts, rdispls, type);
   std::byte* out = internal::bytes(recvbuf);
+  // Dispatch copied this rank's block to itself only when its two counts agree.
   if (source.send_bytes(me) != source.recv_bytes(me)) {
     throw InvalidArgument("sendcounts", "rank " + std::to_string(me) + " sends itself " +
                                             std::to_string(source.send_bytes(me)) + " bytes but expects " +
                                             std::to_string(source.recv_bytes(me)));
   }
-  internal::copy_bytes(out + source.recv_offset(me), source.block(me), source.recv_bytes(me));
 
   const int my_id = ids.id(me);
   const plans::lg::ProcessPlan plan = plans::lg::plan(ids.n1, ids.n2, my_id);
@@ -90,12 +92,12 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
       buffer += piece.bytes;
     }
   };
-  // Temporary buffers are slices of the Comm's scratch memory, kept from call to call:
+  // Temporary buffers are slices of the context's workspace, kept from call to call:
   // slot 0 holds the local outboxes, then (once they are sent) the backbone messages;
   // slot 1 the local inboxes, sized when the size messages are in.
   std::size_t outbox_bytes = 0;
   for (const plans::lg::Transfer& t : plan.local_sends) outbox_bytes += packed_size(t.blocks, own);
-  std::byte* free_space = comm.scratch(outbox_bytes, 0).data();
+  std::byte* free_space = ctx.workspace().get(outbox_bytes, 0).data();
   const auto take = [&free_space](std::size_t bytes) { return std::exchange(free_space, free_space + bytes); };
   // Only a message with blocks for someone other than its receiver needs sizes ahead.
   const auto needs_sizes = [](const std::vector<Block>& blocks, int receiver) {
@@ -114,13 +116,12 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
     const int peer = ids.rank(t.peer);
     if (needs_sizes(t.blocks, t.peer)) {
       for (const Block& x : t.blocks) size_out[k].push_back(own(x).bytes);
-      sends.push_back(comm.isend(peer, internal::tag_alltoallv_sizes, size_out[k].data(),
-                                 size_out[k].size() * sizeof(std::uint64_t)));
+      sends.push_back(comm.isend(peer, tag_sizes, size_out[k].data(), size_out[k].size() * sizeof(std::uint64_t)));
     }
     const std::size_t bytes = packed_size(t.blocks, own);
     std::byte* outbox = take(bytes);
     pack(outbox, t.blocks, own);
-    if (bytes != 0) sends.push_back(comm.isend(peer, internal::tag_alltoallv, outbox, bytes));
+    if (bytes != 0) sends.push_back(comm.isend(peer, tag, outbox, bytes));
   }
   // Local phase, receives: the sizes first, then the blocks.
   std::vector<std::vector<std::uint64_t>> size_in(plan.local_recvs.size());
@@ -129,30 +130,29 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
     const plans::lg::Transfer& t = plan.local_recvs[k];
     size_in[k].resize(t.blocks.size());
     if (needs_sizes(t.blocks, my_id)) {
-      receives.push_back(comm.irecv(ids.rank(t.peer), internal::tag_alltoallv_sizes, size_in[k].data(),
-                                    size_in[k].size() * sizeof(std::uint64_t)));
+      receives.push_back(
+          comm.irecv(ids.rank(t.peer), tag_sizes, size_in[k].data(), size_in[k].size() * sizeof(std::uint64_t)));
     } else {
       for (std::size_t j = 0; j < t.blocks.size(); ++j) size_in[k][j] = expected(t.blocks[j]);
     }
   }
-  comm.wait_all(receives, options.timeout);
+  comm.wait_all(receives, ctx.timeout());
   receives.clear();
   std::vector<std::size_t> inbox_bytes(plan.local_recvs.size(), 0);
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
     for (const std::uint64_t s : size_in[k]) inbox_bytes[k] += static_cast<std::size_t>(s);
   }
   std::byte* inbox_space =
-      comm.scratch(std::accumulate(inbox_bytes.begin(), inbox_bytes.end(), std::size_t{0}), 1).data();
+      ctx.workspace().get(std::accumulate(inbox_bytes.begin(), inbox_bytes.end(), std::size_t{0}), 1).data();
   std::vector<std::byte*> inbox(plan.local_recvs.size(), nullptr);
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
     inbox[k] = std::exchange(inbox_space, inbox_space + inbox_bytes[k]);
     if (inbox_bytes[k] != 0) {
-      receives.push_back(
-          comm.irecv(ids.rank(plan.local_recvs[k].peer), internal::tag_alltoallv, inbox[k], inbox_bytes[k]));
+      receives.push_back(comm.irecv(ids.rank(plan.local_recvs[k].peer), tag, inbox[k], inbox_bytes[k]));
     }
   }
-  comm.wait_all(receives, options.timeout);
-  comm.wait_all(sends, options.timeout);
+  comm.wait_all(receives, ctx.timeout());
+  comm.wait_all(sends, ctx.timeout());
   for (std::size_t k = 0; k < plan.local_recvs.size(); ++k) {
     std::size_t at = 0;
     const std::vector<Block>& blocks = plan.local_recvs[k].blocks;
@@ -171,7 +171,7 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
     backbone_bytes += packed_size(e.send, from_held);
     for (const Block& x : e.recv) backbone_bytes += expected(x);
   }
-  free_space = comm.scratch(backbone_bytes, 0).data();  // the outboxes are sent: slot 0 is free
+  free_space = ctx.workspace().get(backbone_bytes, 0).data();  // the outboxes are sent: slot 0 is free
   std::vector<std::byte*> incoming(plan.backbone.size(), nullptr);
   std::vector<Request> crossing;
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
@@ -179,15 +179,15 @@ void alltoallv_lg(Comm& comm, const void* sendbuf, std::span<const int> sendcoun
     std::size_t total = 0;
     for (const Block& x : e.recv) total += expected(x);
     incoming[k] = take(total);
-    if (total != 0) crossing.push_back(comm.irecv(ids.rank(e.peer), internal::tag_alltoallv, incoming[k], total));
+    if (total != 0) crossing.push_back(comm.irecv(ids.rank(e.peer), tag, incoming[k], total));
   }
   for (const plans::lg::Exchange& e : plan.backbone) {
     const std::size_t bytes = packed_size(e.send, from_held);
     std::byte* outgoing = take(bytes);
     pack(outgoing, e.send, from_held);
-    if (bytes != 0) crossing.push_back(comm.isend(ids.rank(e.peer), internal::tag_alltoallv, outgoing, bytes));
+    if (bytes != 0) crossing.push_back(comm.isend(ids.rank(e.peer), tag, outgoing, bytes));
   }
-  comm.wait_all(crossing, options.timeout);
+  comm.wait_all(crossing, ctx.timeout());
   for (std::size_t k = 0; k < plan.backbone.size(); ++k) {
     std::size_t at = 0;
     for (const Block& x : plan.backbone[k].recv) {

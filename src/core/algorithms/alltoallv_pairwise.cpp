@@ -4,35 +4,36 @@
 //
 // Cost (α-β): Σ_k (α + max(s(r,r+k), s(r-k,r))·β); between two clusters up to
 // 2·n1·n2 backbone messages, one or two per step.
+#include "algorithms/list.hpp"
 #include "internal/alltoall_common.hpp"
-#include "ragged/alltoall.hpp"
 
 namespace ragged {
 
-void alltoallv_pairwise(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-                        void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type,
-                        const CollectiveOptions& options) {
+void alltoallv_pairwise(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
+                        std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
+                        std::span<const int> rdispls, DataType type) {
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
-  const internal::AlltoallvSource source(comm, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls, type);
+  const int tag = ctx.tag(0);
+  const internal::AlltoallvSource source(sendbuf, sendcounts, sdispls, recvcounts, rdispls, type);
   std::byte* out = internal::bytes(recvbuf);
-
+  // Dispatch copied this rank's block to itself only when its two counts agree.
   if (source.send_bytes(me) != source.recv_bytes(me)) {
     throw InvalidArgument("sendcounts", "rank " + std::to_string(me) + " sends itself " +
                                             std::to_string(source.send_bytes(me)) + " bytes but expects " +
                                             std::to_string(source.recv_bytes(me)));
   }
-  internal::copy_bytes(out + source.recv_offset(me), source.block(me), source.recv_bytes(me));
+
   for (int k = 1; k < p; ++k) {
     const int to = (me + k) % p;
     const int from = (me - k + p) % p;
     Request r[2];
     if (source.recv_bytes(from) != 0) {
-      r[0] = comm.irecv(from, internal::tag_alltoallv, out + source.recv_offset(from), source.recv_bytes(from));
+      r[0] = comm.irecv(from, tag, out + source.recv_offset(from), source.recv_bytes(from));
     }
-    if (source.send_bytes(to) != 0)
-      r[1] = comm.isend(to, internal::tag_alltoallv, source.block(to), source.send_bytes(to));
-    comm.wait_all(r, options.timeout);
+    if (source.send_bytes(to) != 0) r[1] = comm.isend(to, tag, source.block(to), source.send_bytes(to));
+    comm.wait_all(r, ctx.timeout());
   }
 }
 

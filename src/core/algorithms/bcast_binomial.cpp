@@ -14,32 +14,30 @@
 // extra memory.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/binomial_tree.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void bcast_binomial(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
-                    const CollectiveOptions& options) {
+void bcast_binomial(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   namespace tree = plans::binomial;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
   const std::size_t bytes = count * size_of(type);
-  internal::check_buffer(buffer, bytes, "buffer");
   const int procs = comm.size();
-  if (bytes == 0 || procs == 1) return;
+  const int tag = ctx.tag(0);
 
   const int v = tree::relative(comm.rank(), root, procs);
   if (v != 0) {
-    comm.recv(tree::absolute(tree::parent(v), root, procs), internal::tag_bcast, buffer, bytes, options.timeout);
+    comm.recv(tree::absolute(tree::parent(v), root, procs), tag, buffer, bytes, ctx.timeout());
   }
   const std::vector<int> children = tree::children(v, procs);
   std::vector<Request> sends;
   sends.reserve(children.size());
   for (auto c = children.rbegin(); c != children.rend(); ++c) {
-    sends.push_back(comm.isend(tree::absolute(*c, root, procs), internal::tag_bcast, buffer, bytes));
+    sends.push_back(comm.isend(tree::absolute(*c, root, procs), tag, buffer, bytes));
   }
-  comm.wait_all(sends, options.timeout);
+  comm.wait_all(sends, ctx.timeout());
 }
 
 }  // namespace ragged

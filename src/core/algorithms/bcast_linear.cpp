@@ -11,29 +11,27 @@
 // one message (α + nβ). No copies, no extra memory.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void bcast_linear(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
-                  const CollectiveOptions& options) {
-  check_rank(comm, root, "root");
+void bcast_linear(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
+  Comm& comm = ctx.comm();
   const std::size_t bytes = count * size_of(type);
-  internal::check_buffer(buffer, bytes, "buffer");
   const int procs = comm.size();
-  if (bytes == 0 || procs == 1) return;
+  const int tag = ctx.tag(0);
 
   if (comm.rank() != root) {
-    comm.recv(root, internal::tag_bcast, buffer, bytes, options.timeout);
+    comm.recv(root, tag, buffer, bytes, ctx.timeout());
     return;
   }
   std::vector<Request> sends;
   sends.reserve(static_cast<std::size_t>(procs - 1));
   for (int i = 1; i < procs; ++i) {
-    sends.push_back(comm.isend((root + i) % procs, internal::tag_bcast, buffer, bytes));
+    sends.push_back(comm.isend((root + i) % procs, tag, buffer, bytes));
   }
-  comm.wait_all(sends, options.timeout);
+  comm.wait_all(sends, ctx.timeout());
 }
 
 }  // namespace ragged

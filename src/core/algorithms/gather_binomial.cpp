@@ -17,8 +17,8 @@
 // buffer and is copied out in two pieces (the extra copy: at most P/2 blocks, none
 // for root 0).
 //
-// In place: at the root, sendbuf == ragged::in_place means the root's block is
-// already at recvbuf + root * count. recvbuf matters only at the root.
+// Dispatch has put the root's own block at recvbuf + root * count (in place it
+// is already there). recvbuf matters only at the root.
 //
 // Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
 // receives runs of 1, 2, 4, ... blocks. Inner ranks copy their own block into a
@@ -26,24 +26,19 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/binomial_tree.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void gather_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                     const CollectiveOptions& options) {
+void gather_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   namespace tree = plans::binomial;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int me = comm.rank();
-  const bool inplace = internal::is_in_place(sendbuf);
-  if (inplace && me != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
   const std::size_t bytes = count * size_of(type);
-  if (!inplace) internal::check_buffer(sendbuf, bytes, "sendbuf");
-  if (me == root) internal::check_buffer(recvbuf, bytes * static_cast<std::size_t>(procs), "recvbuf");
-  if (bytes == 0) return;
+  const int tag = ctx.tag(0);
 
   const int v = tree::relative(me, root, procs);
   const std::vector<int> children = tree::children(v, procs);
@@ -54,18 +49,18 @@ void gather_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   if (v != 0) {
     const int parent = tree::absolute(tree::parent(v), root, procs);
     if (children.empty()) {
-      comm.send(parent, internal::tag_gather, sendbuf, bytes, options.timeout);
+      comm.send(parent, tag, sendbuf, bytes, ctx.timeout());
       return;
     }
     const int size = tree::subtree_size(v, procs);
     const auto run = std::make_unique_for_overwrite<std::byte[]>(blocks(size));  // no zero fill
     for (int c : children) {
-      recvs.push_back(comm.irecv(tree::absolute(c, root, procs), internal::tag_gather, run.get() + blocks(c - v),
+      recvs.push_back(comm.irecv(tree::absolute(c, root, procs), tag, run.get() + blocks(c - v),
                                  blocks(tree::subtree_size(c, procs))));
     }
     internal::copy_bytes(run.get(), sendbuf, bytes);
-    comm.wait_all(recvs, options.timeout);
-    comm.send(parent, internal::tag_gather, run.get(), blocks(size), options.timeout);
+    comm.wait_all(recvs, ctx.timeout());
+    comm.send(parent, tag, run.get(), blocks(size), ctx.timeout());
     return;
   }
 
@@ -84,10 +79,9 @@ void gather_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
       wrapped_size = size;
       dest = wrapped.get();
     }
-    recvs.push_back(comm.irecv(start, internal::tag_gather, dest, blocks(size)));
+    recvs.push_back(comm.irecv(start, tag, dest, blocks(size)));
   }
-  if (!inplace) internal::copy_bytes(out + blocks(root), sendbuf, bytes);
-  comm.wait_all(recvs, options.timeout);
+  comm.wait_all(recvs, ctx.timeout());
   if (wrapped_size != 0) {
     const int head = procs - wrapped_start;  // blocks of ranks wrapped_start..P-1
     internal::copy_bytes(out + blocks(wrapped_start), wrapped.get(), blocks(head));

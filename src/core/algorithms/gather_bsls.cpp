@@ -22,6 +22,7 @@
 #include <cstring>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "plans/sorted_order.hpp"
@@ -59,12 +60,12 @@ void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot
 
 }  // namespace internal
 
-void gather_bsls(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                 const CollectiveOptions& options) {
-  internal::check_sorted_gather(comm, sendbuf, recvbuf, count, type, root);
+void gather_bsls(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
+  Comm& comm = ctx.comm();
+  // Dispatch copied the root's own block into recvbuf.
   const std::size_t block = count * size_of(type);
   const internal::PlanKey call = internal::plan_key(Collective::gather, "bsls", block, root);
-  if (internal::BackgroundSlot* slot = internal::slot_of(options)) {
+  if (internal::BackgroundSlot* slot = internal::slot_of(ctx)) {
     if (internal::BackgroundSlot* done = slot->claim(call); done != nullptr && comm.rank() == root) {
       for (int r = 0; r < comm.size(); ++r) {
         const auto s = static_cast<std::size_t>(r);
@@ -78,9 +79,9 @@ void gather_bsls(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t cou
     }
   }
   internal::sorted_gather_foreground(
-      comm, sendbuf, recvbuf, count, type, root, options,
-      internal::arrival_tag(options, call, internal::tag_bsls_signal, internal::tag_bsls_signal_unplanned),
-      internal::arrival_tag(options, call, internal::tag_bsls_data, internal::tag_bsls_data_unplanned));
+      ctx, sendbuf, recvbuf, count, type, root,
+      internal::arrival_tag(ctx, call, internal::tag_bsls_signal, internal::tag_bsls_signal_unplanned),
+      internal::arrival_tag(ctx, call, internal::tag_bsls_data, internal::tag_bsls_data_unplanned));
 }
 
 }  // namespace ragged

@@ -27,6 +27,7 @@
 // once the root reaches it. docs/algorithms/sls.md.
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "plans/sorted_order.hpp"
@@ -37,62 +38,48 @@ namespace ragged {
 
 namespace internal {
 
-void sorted_gather_foreground(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                              int root, const CollectiveOptions& options, int signal_tag, int data_tag) {
+void sorted_gather_foreground(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              int root, int signal_tag, int data_tag) {
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int me = comm.rank();
   const std::size_t block = count * size_of(type);
   const std::size_t first = sorted_gather_short_bytes(block);
-  if (block == 0) return;
 
   if (me != root) {
-    comm.recv(root, signal_tag, nullptr, 0, options.timeout);
-    comm.send(root, data_tag, sendbuf, first, options.timeout);
-    if (block > first) comm.send(root, data_tag, bytes(sendbuf) + first, block - first, options.timeout);
+    comm.recv(root, signal_tag, nullptr, 0, ctx.timeout());
+    comm.send(root, data_tag, sendbuf, first, ctx.timeout());
+    if (block > first) comm.send(root, data_tag, bytes(sendbuf) + first, block - first, ctx.timeout());
     return;
   }
   std::vector<double> arrivals(static_cast<std::size_t>(procs), 0.0);
-  if (options.arrival) {
-    if (options.arrival->size() != procs) {
-      throw InvalidArgument("options.arrival", "snapshot of " + std::to_string(options.arrival->size()) +
+  if (const ArrivalSnapshot* snapshot = ctx.arrival()) {
+    if (snapshot->size() != procs) {
+      throw InvalidArgument("options.arrival", "snapshot of " + std::to_string(snapshot->size()) +
                                                    " ranks for a communicator of " + std::to_string(procs));
     }
-    arrivals.assign(options.arrival->arrivals().begin(), options.arrival->arrivals().end());
+    arrivals.assign(snapshot->arrivals().begin(), snapshot->arrivals().end());
   }
   for (int r : plans::sorted::gather_order(arrivals, root)) {
     std::byte* dst = bytes(recvbuf) + static_cast<std::size_t>(r) * block;
     Request short_part = comm.irecv(r, data_tag, dst, first);
-    comm.send(r, signal_tag, nullptr, 0, options.timeout);
-    short_part.wait(options.timeout);
-    if (block > first) comm.recv(r, data_tag, dst + first, block - first, options.timeout);
-  }
-}
-
-/// The checks and the root's own block, common to SLS and BSLS.
-void check_sorted_gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
-  check_rank(comm, root, "root");
-  const bool inplace = is_in_place(sendbuf);
-  if (inplace && comm.rank() != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
-  const std::size_t block = count * size_of(type);
-  if (!inplace) check_buffer(sendbuf, block, "sendbuf");
-  if (comm.rank() == root) {
-    check_buffer(recvbuf, block * static_cast<std::size_t>(comm.size()), "recvbuf");
-    if (!inplace) copy_bytes(bytes(recvbuf) + static_cast<std::size_t>(root) * block, sendbuf, block);
+    comm.send(r, signal_tag, nullptr, 0, ctx.timeout());
+    short_part.wait(ctx.timeout());
+    if (block > first) comm.recv(r, data_tag, dst + first, block - first, ctx.timeout());
   }
 }
 
 }  // namespace internal
 
-void gather_sls(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                const CollectiveOptions& options) {
-  internal::check_sorted_gather(comm, sendbuf, recvbuf, count, type, root);
+void gather_sls(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
+  // Dispatch copied the root's own block into recvbuf.
   // SLS has no background part; claiming cancels one prepared for another call.
   const internal::PlanKey call = internal::plan_key(Collective::gather, "sls", count * size_of(type), root);
-  if (internal::BackgroundSlot* slot = internal::slot_of(options)) slot->claim(call);
+  if (internal::BackgroundSlot* slot = internal::slot_of(ctx)) slot->claim(call);
   internal::sorted_gather_foreground(
-      comm, sendbuf, recvbuf, count, type, root, options,
-      internal::arrival_tag(options, call, internal::tag_bsls_signal, internal::tag_bsls_signal_unplanned),
-      internal::arrival_tag(options, call, internal::tag_bsls_data, internal::tag_bsls_data_unplanned));
+      ctx, sendbuf, recvbuf, count, type, root,
+      internal::arrival_tag(ctx, call, internal::tag_bsls_signal, internal::tag_bsls_signal_unplanned),
+      internal::arrival_tag(ctx, call, internal::tag_bsls_data, internal::tag_bsls_data_unplanned));
 }
 
 }  // namespace ragged

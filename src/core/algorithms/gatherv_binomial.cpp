@@ -20,33 +20,26 @@
 // Count checks: the root compares each child's announced size with recvcounts over
 // the child's run, receives what comes anyway, and raises InvalidArgument
 // ("recvcounts") at the end.
+#include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
 #include "plans/binomial_tree.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
-void gatherv_binomial(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                      std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+void gatherv_binomial(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                      std::span<const int> displs, DataType type, int root) {
   namespace irr = internal::irregular;
   namespace tree = plans::binomial;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
+  const int tag_data = ctx.tag(0);
+  const int tag_size = ctx.tag(1);  // subtree sizes ahead of the data
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(sendbuf);
-  if (inplace && me != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
-  if (me == root) {
-    irr::check_root_vectors(comm, recvcounts, "recvcounts", displs, "displs");
-    irr::check_root_buffer(recvbuf, recvcounts, displs, element, "recvbuf");
-  }
-  if (!inplace) {
-    irr::check_count(sendcount, "sendcount");
-    internal::check_buffer(sendbuf, static_cast<std::size_t>(sendcount) * element, "sendbuf");
-  }
-  const int own = inplace ? recvcounts[static_cast<std::size_t>(root)] : sendcount;
+  const int own = sendcount;
 
   const int v = tree::relative(me, root, p);
   const std::vector<int> children = tree::children(v, p);
@@ -54,10 +47,9 @@ void gatherv_binomial(Comm& comm, const void* sendbuf, int sendcount, void* recv
   {
     std::vector<Request> headers;
     for (std::size_t k = 0; k < children.size(); ++k) {
-      headers.push_back(
-          comm.irecv(tree::absolute(children[k], root, p), irr::tag_gatherv_size, &sizes[k], sizeof(std::int64_t)));
+      headers.push_back(comm.irecv(tree::absolute(children[k], root, p), tag_size, &sizes[k], sizeof(std::int64_t)));
     }
-    comm.wait_all(headers, options.timeout);
+    comm.wait_all(headers, ctx.timeout());
   }
   std::int64_t total = own;
   for (std::int64_t s : sizes) total += s;
@@ -65,10 +57,10 @@ void gatherv_binomial(Comm& comm, const void* sendbuf, int sendcount, void* recv
 
   if (v != 0) {
     const int parent = tree::absolute(tree::parent(v), root, p);
-    comm.send(parent, irr::tag_gatherv_size, &total, sizeof total, options.timeout);
+    comm.send(parent, tag_size, &total, sizeof total, ctx.timeout());
     if (total == 0) return;
     if (total == own) {
-      comm.send(parent, irr::tag_gatherv_data, sendbuf, static_cast<std::size_t>(own) * element, options.timeout);
+      comm.send(parent, tag_data, sendbuf, static_cast<std::size_t>(own) * element, ctx.timeout());
       return;
     }
     std::vector<std::byte> buffer(static_cast<std::size_t>(total) * element);
@@ -77,14 +69,13 @@ void gatherv_binomial(Comm& comm, const void* sendbuf, int sendcount, void* recv
     for (std::size_t k = 0; k < children.size(); ++k) {
       const std::size_t bytes = static_cast<std::size_t>(sizes[k]) * element;
       if (bytes != 0) {
-        receives.push_back(
-            comm.irecv(tree::absolute(children[k], root, p), irr::tag_gatherv_data, buffer.data() + at, bytes));
+        receives.push_back(comm.irecv(tree::absolute(children[k], root, p), tag_data, buffer.data() + at, bytes));
       }
       at += bytes;
     }
     internal::copy_bytes(buffer.data(), sendbuf, static_cast<std::size_t>(own) * element);
-    comm.wait_all(receives, options.timeout);
-    comm.send(parent, irr::tag_gatherv_data, buffer.data(), buffer.size(), options.timeout);
+    comm.wait_all(receives, ctx.timeout());
+    comm.send(parent, tag_data, buffer.data(), buffer.size(), ctx.timeout());
     return;
   }
 
@@ -119,20 +110,18 @@ void gatherv_binomial(Comm& comm, const void* sendbuf, int sendcount, void* recv
       pd.unpack = expected == sizes[k];
       dest = pd.staging.data();
     }
-    pd.request = comm.irecv(pd.source, irr::tag_gatherv_data, dest, pd.bytes);
+    pd.request = comm.irecv(pd.source, tag_data, dest, pd.bytes);
     pending.push_back(std::move(pd));
   }
-  if (!inplace) {
-    const int want = recvcounts[static_cast<std::size_t>(root)];
-    if (sendcount != want) {
-      errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                   std::to_string(want));
-    }
+  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
+  if (const int want = recvcounts[static_cast<std::size_t>(root)]; sendcount != want) {
+    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
+                                 std::to_string(want));
     internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
                          static_cast<std::size_t>(std::min(sendcount, want)) * element);
   }
   for (Pending& pd : pending) {
-    irr::wait_checked(pd.request, pd.bytes, options.timeout, errors, "recvcounts", pd.source);
+    irr::wait_checked(pd.request, pd.bytes, ctx.timeout(), errors, "recvcounts", pd.source);
     if (pd.unpack) irr::unpack(out, pd.staging.data(), recvcounts, displs, pd.ranks, element);
   }
   errors.raise();

@@ -5,7 +5,7 @@
 //   1 ─[1]─> 0    2 ─[2]─> 0    3 ─[3]─> 0        (all at once; the root takes them
 //                                                 in whatever order they arrive)
 //
-// No copies but the root's own block (none in place). Empty blocks send nothing.
+// No copies (dispatch puts the root's own block in place). Empty blocks send nothing.
 //
 // Cost (α-β): (p-1) α + β Σ_{i != r} m_i at the root, which takes one start-up per rank.
 //
@@ -13,33 +13,25 @@
 // ("recvcounts") at the root after the call; one that sends more raises the
 // transport's truncation error. A non-empty block the root expects as empty (or the
 // reverse) cannot be detected cheaply: the message then waits (use a timeout).
+#include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
-void gatherv_linear(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                    std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+void gatherv_linear(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                    std::span<const int> displs, DataType type, int root) {
   namespace irr = internal::irregular;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
+  const int tag = ctx.tag(0);
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(sendbuf);
   const int me = comm.rank();
-  if (inplace && me != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
   if (me != root) {
-    irr::check_count(sendcount, "sendcount");
     const std::size_t bytes = static_cast<std::size_t>(sendcount) * element;
-    internal::check_buffer(sendbuf, bytes, "sendbuf");
-    if (bytes != 0) comm.send(root, irr::tag_gatherv_data, sendbuf, bytes, options.timeout);
+    if (bytes != 0) comm.send(root, tag, sendbuf, bytes, ctx.timeout());
     return;
-  }
-  irr::check_root_vectors(comm, recvcounts, "recvcounts", displs, "displs");
-  irr::check_root_buffer(recvbuf, recvcounts, displs, element, "recvbuf");
-  if (!inplace) {
-    irr::check_count(sendcount, "sendcount");
-    internal::check_buffer(sendbuf, static_cast<std::size_t>(sendcount) * element, "sendbuf");
   }
   std::byte* out = internal::bytes(recvbuf);
   std::vector<Request> receives;
@@ -47,23 +39,21 @@ void gatherv_linear(Comm& comm, const void* sendbuf, int sendcount, void* recvbu
   for (int i = 0; i < comm.size(); ++i) {
     const auto k = static_cast<std::size_t>(i);
     if (i == root || recvcounts[k] == 0) continue;
-    receives.push_back(comm.irecv(i, irr::tag_gatherv_data, out + static_cast<std::size_t>(displs[k]) * element,
+    receives.push_back(comm.irecv(i, tag, out + static_cast<std::size_t>(displs[k]) * element,
                                   static_cast<std::size_t>(recvcounts[k]) * element));
     sources.push_back(i);
   }
   irr::Deferred errors;
-  if (!inplace) {
-    const int own = recvcounts[static_cast<std::size_t>(root)];
-    if (sendcount != own) {
-      errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                   std::to_string(own));
-    }
+  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
+  if (const int own = recvcounts[static_cast<std::size_t>(root)]; sendcount != own) {
+    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
+                                 std::to_string(own));
     internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
                          static_cast<std::size_t>(std::min(sendcount, own)) * element);
   }
   for (std::size_t j = 0; j < receives.size(); ++j) {
     const auto k = static_cast<std::size_t>(sources[j]);
-    irr::wait_checked(receives[j], static_cast<std::size_t>(recvcounts[k]) * element, options.timeout, errors,
+    irr::wait_checked(receives[j], static_cast<std::size_t>(recvcounts[k]) * element, ctx.timeout(), errors,
                       "recvcounts", sources[j]);
   }
   errors.raise();

@@ -6,10 +6,13 @@
 //   gather(max elements per rank)          binomial tree, padded blocks
 //   root: block i from slot i -> recvbuf + displs[i]
 //
-// Copies: every rank whose block is shorter than the largest copies it into a padded
-// buffer (the rest of the slot is zeros); the root copies every block out of the
-// padded receive buffer into its place (GL2 itself assumes the application needs
-// neither copy).
+// Both steps are the real algorithms (allreduce "recursive_doubling", gather "binomial"),
+// each called through a sub-context with its own half of the call's tags.
+//
+// Copies: every rank but the root whose block is shorter than the largest copies it
+// into a padded buffer (the rest of the slot is zeros); the root copies every other
+// block out of the padded receive buffer into its place (dispatch put its own there).
+// GL2 itself assumes the application needs neither copy.
 //
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 //
@@ -18,53 +21,47 @@
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
-#include "ragged/algorithms.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
-void gatherv_padded(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                    std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+void gatherv_padded(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                    std::span<const int> displs, DataType type, int root) {
   namespace irr = internal::irregular;
-  check_rank(comm, root, "root");
-  const int p = comm.size();
-  const int me = comm.rank();
+  const int p = ctx.size();
+  const int me = ctx.rank();
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(sendbuf);
-  if (inplace && me != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
-  if (me == root) {
-    irr::check_root_vectors(comm, recvcounts, "recvcounts", displs, "displs");
-    irr::check_root_buffer(recvbuf, recvcounts, displs, element, "recvbuf");
-  }
-  if (!inplace) {
-    irr::check_count(sendcount, "sendcount");
-    internal::check_buffer(sendbuf, static_cast<std::size_t>(sendcount) * element, "sendbuf");
-  }
-  std::byte* out = internal::bytes(recvbuf);
-  const std::byte* own_data = inplace ? out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element
-                                      : internal::bytes(sendbuf);
-  const int own = inplace ? recvcounts[static_cast<std::size_t>(root)] : sendcount;
+  // The two sub-calls, each with half of the call's tags.
+  const int half = ctx.tags().size() / 2;
+  Context allreduce_ctx = ctx.sub(0, half);
+  Context gather_ctx = ctx.sub(half, half);
+  const int own = sendcount;
 
-  const std::int64_t mine = own;
-  std::int64_t largest = 0;
-  allreduce_recursive_doubling(comm, &mine, &largest, 1, DataType::int64, ReduceOp::max(), options);
+  // allreduce's arguments as dispatch hands them over: in place (sendbuf == recvbuf),
+  // recvbuf holding this rank's operand.
+  std::int64_t largest = own;
+  allreduce_recursive_doubling(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
   if (largest == 0) return;
   const std::size_t slot = static_cast<std::size_t>(largest) * element;
 
-  std::vector<std::byte> padded_send;
-  const void* send = own_data;
-  if (own != largest || inplace) {
-    padded_send.assign(slot, std::byte{0});
-    internal::copy_bytes(padded_send.data(), own_data, static_cast<std::size_t>(own) * element);
-    send = padded_send.data();
-  }
   if (me != root) {
-    gather_binomial(comm, send, nullptr, static_cast<std::size_t>(largest), type, root, options);
+    std::vector<std::byte> padded_send;
+    const void* send = sendbuf;
+    if (own != largest) {
+      padded_send.assign(slot, std::byte{0});
+      internal::copy_bytes(padded_send.data(), sendbuf, static_cast<std::size_t>(own) * element);
+      send = padded_send.data();
+    }
+    gather_binomial(gather_ctx, send, nullptr, static_cast<std::size_t>(largest), type, root);
     return;
   }
+  // gather's arguments at the root as dispatch hands them over: sendbuf is the root's own
+  // slot of recvbuf, already "copied" (nothing reads it: the root's block does not travel).
   std::vector<std::byte> all(slot * static_cast<std::size_t>(p));
-  gather_binomial(comm, send, all.data(), static_cast<std::size_t>(largest), type, root, options);
+  std::byte* own_slot = all.data() + static_cast<std::size_t>(root) * slot;
+  gather_binomial(gather_ctx, own_slot, all.data(), static_cast<std::size_t>(largest), type, root);
+  std::byte* out = internal::bytes(recvbuf);
   irr::Deferred errors;
   for (int i = 0; i < p; ++i) {
     const auto k = static_cast<std::size_t>(i);
@@ -73,14 +70,18 @@ void gatherv_padded(Comm& comm, const void* sendbuf, int sendcount, void* recvbu
                                     ") exceeds every sender's count (at most " + std::to_string(largest) + ")");
       continue;
     }
-    if (i == root && inplace) continue;
-    if (i == root && sendcount != recvcounts[k]) {
-      errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                   std::to_string(recvcounts[k]));
+    if (i == root) {
+      // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
+      if (sendcount != recvcounts[k]) {
+        errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
+                                     std::to_string(recvcounts[k]));
+        internal::copy_bytes(out + static_cast<std::size_t>(displs[k]) * element, sendbuf,
+                             static_cast<std::size_t>(std::min(sendcount, recvcounts[k])) * element);
+      }
+      continue;
     }
-    internal::copy_bytes(
-        out + static_cast<std::size_t>(displs[k]) * element, all.data() + k * slot,
-        static_cast<std::size_t>(i == root ? std::min(sendcount, recvcounts[k]) : recvcounts[k]) * element);
+    internal::copy_bytes(out + static_cast<std::size_t>(displs[k]) * element, all.data() + k * slot,
+                         static_cast<std::size_t>(recvcounts[k]) * element);
   }
   errors.raise();
 }

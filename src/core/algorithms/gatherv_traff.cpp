@@ -19,7 +19,8 @@
 // The root: a child's run goes straight into recvbuf when the displacements of its
 // blocks are back to back in rank order; otherwise (displacements not contiguous or
 // not in rank order) it lands in a temporary buffer and is copied block by block —
-// the one extra copy, of that run only. In place: sendbuf == in_place at the root.
+// the one extra copy, of that run only. The root's own block is already in place
+// (dispatch copied it, or it was there: in_place) unless sendcount disagrees.
 //
 // Degradation (TraffOptions::direct_threshold_bytes): subtrees above the threshold
 // send straight to the root; the root computes which ones from recvcounts with the
@@ -37,9 +38,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
 #include "internal/traff_driver.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
@@ -57,17 +58,16 @@ struct RootReceive {
   bool unpack = false;
 };
 
-void gather_at_root(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                    std::span<const int> displs, DataType type, int root, const CollectiveOptions& options,
-                    const traff::Params& params) {
+// The tags of the call's block: the construction's messages, then the data.
+constexpr int tree_tag = 0;
+constexpr int data_tag = 1;
+
+void gather_at_root(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                    std::span<const int> displs, DataType type, int root, const traff::Params& params) {
+  Comm& comm = ctx.comm();
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(sendbuf);
-  irr::check_root_vectors(comm, recvcounts, "recvcounts", displs, "displs");
-  if (!inplace) irr::check_count(sendcount, "sendcount");
   std::byte* out = internal::bytes(recvbuf);
-  irr::check_root_buffer(recvbuf, recvcounts, displs, element, "recvbuf");
-  const int own = inplace ? recvcounts[static_cast<std::size_t>(root)] : sendcount;
-  if (!inplace) internal::check_buffer(sendbuf, static_cast<std::size_t>(own) * element, "sendbuf");
+  const int own = sendcount;
 
   irr::Deferred errors;
   std::vector<RootReceive> receives;
@@ -93,7 +93,7 @@ void gather_at_root(Comm& comm, const void* sendbuf, int sendcount, void* recvbu
       rr.unpack = true;
       dest = rr.staging.data();
     }
-    rr.request = comm.irecv(source, irr::tag_gatherv_data, dest, rr.bytes);
+    rr.request = comm.irecv(source, ctx.tag(data_tag), dest, rr.bytes);
     rr.ranks = std::move(ranks);
     receives.push_back(std::move(rr));
   };
@@ -103,8 +103,7 @@ void gather_at_root(Comm& comm, const void* sendbuf, int sendcount, void* recvbu
   if (!degrade) {
     hooks.child_found = [&](const traff::Child& c) { post(c.rank, irr::run(c.cube.first, c.cube.last), c.elements); };
   }
-  const traff::Node node =
-      internal::traff_driver::construct(comm, own, params, irr::tag_gatherv_tree, options.timeout, hooks);
+  const traff::Node node = internal::traff_driver::construct(ctx, own, params, ctx.tag(tree_tag), hooks);
   if (degrade) {
     std::vector<std::int64_t> sizes(recvcounts.begin(), recvcounts.end());
     sizes[static_cast<std::size_t>(root)] = own;
@@ -122,27 +121,24 @@ void gather_at_root(Comm& comm, const void* sendbuf, int sendcount, void* recvbu
     }
   }
 
-  if (!inplace) {
-    if (sendcount != recvcounts[static_cast<std::size_t>(root)]) {
-      errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                   std::to_string(recvcounts[static_cast<std::size_t>(root)]));
-    }
+  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
+  if (sendcount != recvcounts[static_cast<std::size_t>(root)]) {
+    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
+                                 std::to_string(recvcounts[static_cast<std::size_t>(root)]));
     const int n = std::min(sendcount, recvcounts[static_cast<std::size_t>(root)]);
     internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
                          static_cast<std::size_t>(n) * element);
   }
   for (RootReceive& rr : receives) {
-    irr::wait_checked(rr.request, rr.bytes, options.timeout, errors, "recvcounts", rr.source);
+    irr::wait_checked(rr.request, rr.bytes, ctx.timeout(), errors, "recvcounts", rr.source);
     if (rr.unpack) irr::unpack(out, rr.staging.data(), recvcounts, displs, rr.ranks, element);
   }
   errors.raise();
 }
 
-void gather_below_root(Comm& comm, const void* sendbuf, int sendcount, DataType type, const CollectiveOptions& options,
-                       const traff::Params& params) {
+void gather_below_root(Context& ctx, const void* sendbuf, int sendcount, DataType type, const traff::Params& params) {
+  Comm& comm = ctx.comm();
   const std::size_t element = size_of(type);
-  irr::check_count(sendcount, "sendcount");
-  internal::check_buffer(sendbuf, static_cast<std::size_t>(sendcount) * element, "sendbuf");
   std::vector<std::byte> buffer;
   std::vector<Request> receives;
   std::vector<std::pair<int, std::size_t>> expected;  // (source, bytes) per receive
@@ -154,7 +150,7 @@ void gather_below_root(Comm& comm, const void* sendbuf, int sendcount, DataType 
     const bool inner =
         std::any_of(n.children.begin(), n.children.end(), [](const traff::Child& c) { return c.elements > 0; });
     if (!inner) {
-      leaf_send = comm.isend(n.parent, irr::tag_gatherv_data, sendbuf, static_cast<std::size_t>(sendcount) * element);
+      leaf_send = comm.isend(n.parent, ctx.tag(data_tag), sendbuf, static_cast<std::size_t>(sendcount) * element);
       return;
     }
     buffer.resize(static_cast<std::size_t>(n.carried) * element);
@@ -163,59 +159,61 @@ void gather_below_root(Comm& comm, const void* sendbuf, int sendcount, DataType 
       const traff::Child& c = n.children[i];
       if (c.elements == 0) continue;
       const std::size_t bytes = static_cast<std::size_t>(c.elements) * element;
-      receives.push_back(comm.irecv(c.rank, irr::tag_gatherv_data,
-                                    buffer.data() + static_cast<std::size_t>(l.child[i]) * element, bytes));
+      receives.push_back(
+          comm.irecv(c.rank, ctx.tag(data_tag), buffer.data() + static_cast<std::size_t>(l.child[i]) * element, bytes));
       expected.emplace_back(c.rank, bytes);
     }
     internal::copy_bytes(buffer.data() + static_cast<std::size_t>(l.own) * element, sendbuf,
                          static_cast<std::size_t>(sendcount) * element);
   };
-  const traff::Node node =
-      internal::traff_driver::construct(comm, sendcount, params, irr::tag_gatherv_tree, options.timeout, hooks);
+  const traff::Node node = internal::traff_driver::construct(ctx, sendcount, params, ctx.tag(tree_tag), hooks);
 
   irr::Deferred errors;
   for (std::size_t i = 0; i < receives.size(); ++i) {
-    irr::wait_checked(receives[i], expected[i].second, options.timeout, errors, "sendcount", expected[i].first);
+    irr::wait_checked(receives[i], expected[i].second, ctx.timeout(), errors, "sendcount", expected[i].first);
   }
-  if (!buffer.empty()) comm.send(node.parent, irr::tag_gatherv_data, buffer.data(), buffer.size(), options.timeout);
-  leaf_send.wait(options.timeout);
+  if (!buffer.empty()) comm.send(node.parent, ctx.tag(data_tag), buffer.data(), buffer.size(), ctx.timeout());
+  leaf_send.wait(ctx.timeout());
   errors.raise();
 }
 
 }  // namespace
 
-void gatherv_traff_with(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                        std::span<const int> displs, DataType type, int root, const CollectiveOptions& options,
+/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
+/// threshold or the cost estimates of "traff").
+static TraffOptions options_of(const Context& ctx) {
+  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
+  return hint != nullptr ? *hint : TraffOptions{};
+}
+
+void gatherv_traff_with(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,
+                        std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
                         const TraffOptions& traff_options) {
-  check_rank(comm, root, "root");
-  const bool inplace = internal::is_in_place(sendbuf);
-  if (inplace && comm.rank() != root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
-  const traff::Params params = internal::traff_driver::params_of(comm.size(), root, traff_options, size_of(type));
-  if (comm.rank() == root) {
-    gather_at_root(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, params);
+  const traff::Params params = internal::traff_driver::params_of(ctx.size(), root, traff_options, size_of(type));
+  if (ctx.rank() == root) {
+    gather_at_root(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, params);
   } else {
-    gather_below_root(comm, sendbuf, sendcount, type, options, params);
+    gather_below_root(ctx, sendbuf, sendcount, type, params);
   }
 }
 
-void gatherv_traff(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                   std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
-  gatherv_traff_with(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, TraffOptions{});
+void gatherv_traff(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                   std::span<const int> displs, DataType type, int root) {
+  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options_of(ctx));
 }
 
-void gatherv_traff_copy(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
-                        std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+void gatherv_traff_copy(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,
+                        std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root) {
   TraffOptions o;
   o.cost = TraffCost::lemma4;
-  gatherv_traff_with(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, o);
+  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, o);
 }
 
-void gatherv_traff_degrade(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf,
-                           std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
-                           const CollectiveOptions& options) {
+void gatherv_traff_degrade(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,
+                           std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root) {
   TraffOptions o;
   o.direct_threshold_bytes = traff_degrade_threshold_bytes;
-  gatherv_traff_with(comm, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options, o);
+  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, o);
 }
 
 }  // namespace ragged

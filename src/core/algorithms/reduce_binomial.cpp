@@ -27,20 +27,27 @@
 // uses recvbuf as one of its two buffers, chosen so the last combination lands
 // in it (one final copy only in place and an odd number of children).
 // Extra memory: n bytes at the root, 2n at inner ranks, none at leaves.
+//
+// sendbuf may alias recvbuf (dispatch resolves in_place at the root to sendbuf
+// == recvbuf; allreduce "reduce_bcast" passes sendbuf == recvbuf on every rank):
+// at the root, the first child then goes to the scratch buffer, since recvbuf
+// still holds the own operand (the in-place case above); a root that is not the
+// tree root receives the result only after its blocking send of its partial
+// result; other ranks never write recvbuf.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/binomial_tree.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                     const ReduceOp& op, int root, const CollectiveOptions& options) {
+void reduce_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                     const ReduceOp& op, int root) {
   namespace tree = plans::binomial;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
   // reduce_local would reject these too, but only on ranks that combine something:
   // check on every rank first so that no rank waits for one that threw.
   if (op.kind == OpKind::custom && !op.custom) {
@@ -52,14 +59,12 @@ void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   const int procs = comm.size();
   const int me = comm.rank();
   const bool is_root = me == root;
-  const bool inplace = internal::is_in_place(sendbuf);
-  if (inplace && !is_root) throw InvalidArgument("sendbuf", "in_place is only valid at the root");
+  // The own operand sits in recvbuf (in place at the root, or an allreduce on every rank).
+  const bool inplace = sendbuf == recvbuf;
   const std::size_t bytes = count * size_of(type);
-  if (!inplace) internal::check_buffer(sendbuf, bytes, "sendbuf");
-  if (is_root) internal::check_buffer(recvbuf, bytes, "recvbuf");
-  if (bytes == 0) return;
+  const int tag = ctx.tag(0);
 
-  const void* mine = inplace ? recvbuf : sendbuf;
+  const void* mine = sendbuf;
   const int tree_root = op.commutative ? root : 0;
   const int v = tree::relative(me, tree_root, procs);
   const std::vector<int> children = tree::children(v, procs);
@@ -88,7 +93,7 @@ void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   const void* acc = mine;
   for (int c : children) {
     void* buf = slot_for(next);
-    comm.recv(tree::absolute(c, tree_root, procs), internal::tag_reduce, buf, bytes, options.timeout);
+    comm.recv(tree::absolute(c, tree_root, procs), tag, buf, bytes, ctx.timeout());
     reduce_local(op, type, acc, buf, count);  // buf = acc ∘ child: lower ranks on the left
     comm.runtime().charge(static_cast<double>(count));
     acc = buf;
@@ -96,14 +101,14 @@ void reduce_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t
   }
 
   if (v != 0) {
-    comm.send(tree::absolute(tree::parent(v), tree_root, procs), internal::tag_reduce, acc, bytes, options.timeout);
+    comm.send(tree::absolute(tree::parent(v), tree_root, procs), tag, acc, bytes, ctx.timeout());
   } else if (!is_root) {
-    comm.send(root, internal::tag_reduce, acc, bytes, options.timeout);  // rank 0 forwards the ordered result
+    comm.send(root, tag, acc, bytes, ctx.timeout());  // rank 0 forwards the ordered result
   }
   if (result_here) {
-    internal::copy_bytes(recvbuf, acc, bytes);  // a no-op unless P == 1 or the in-place case above
+    internal::copy_bytes(recvbuf, acc, bytes);  // a no-op unless in the in-place case above
   } else if (is_root) {
-    comm.recv(tree_root, internal::tag_reduce, recvbuf, bytes, options.timeout);
+    comm.recv(tree_root, tag, recvbuf, bytes, ctx.timeout());
   }
 }
 

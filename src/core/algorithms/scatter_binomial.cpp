@@ -16,10 +16,8 @@
 // child's run wraps, and that one is first packed into a temporary buffer from
 // two pieces (the extra copy: at most P/2 blocks, none for root 0).
 //
-// In place: as with MPI_Scatter's MPI_IN_PLACE, the root passes recvbuf ==
-// ragged::in_place (the const pointer value, cast to void*) and then keeps its
-// own block where it is, at sendbuf + root * count. sendbuf matters only at the
-// root.
+// Dispatch has copied the root's own block into its recvbuf (in place, recvbuf
+// points at that block inside sendbuf). sendbuf matters only at the root.
 //
 // Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
 // sends runs of ..., 4, 2, 1 blocks. Inner ranks receive size(subtree) * n bytes
@@ -27,24 +25,19 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/common.hpp"
 #include "plans/binomial_tree.hpp"
-#include "ragged/algorithms.hpp"
 
 namespace ragged {
 
-void scatter_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
-                      const CollectiveOptions& options) {
+void scatter_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   namespace tree = plans::binomial;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int me = comm.rank();
-  const bool inplace = internal::is_in_place(recvbuf);
-  if (inplace && me != root) throw InvalidArgument("recvbuf", "in_place is only valid at the root");
   const std::size_t bytes = count * size_of(type);
-  if (!inplace) internal::check_buffer(recvbuf, bytes, "recvbuf");
-  if (me == root) internal::check_buffer(sendbuf, bytes * static_cast<std::size_t>(procs), "sendbuf");
-  if (bytes == 0) return;
+  const int tag = ctx.tag(0);
 
   const int v = tree::relative(me, root, procs);
   const std::vector<int> children = tree::children(v, procs);
@@ -55,18 +48,18 @@ void scatter_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
   if (v != 0) {
     const int parent = tree::absolute(tree::parent(v), root, procs);
     if (children.empty()) {
-      comm.recv(parent, internal::tag_scatter, recvbuf, bytes, options.timeout);
+      comm.recv(parent, tag, recvbuf, bytes, ctx.timeout());
       return;
     }
     const std::size_t run_bytes = blocks(tree::subtree_size(v, procs));
     const auto run = std::make_unique_for_overwrite<std::byte[]>(run_bytes);  // no zero fill
-    comm.recv(parent, internal::tag_scatter, run.get(), run_bytes, options.timeout);
+    comm.recv(parent, tag, run.get(), run_bytes, ctx.timeout());
     for (auto c = children.rbegin(); c != children.rend(); ++c) {
-      sends.push_back(comm.isend(tree::absolute(*c, root, procs), internal::tag_scatter, run.get() + blocks(*c - v),
+      sends.push_back(comm.isend(tree::absolute(*c, root, procs), tag, run.get() + blocks(*c - v),
                                  blocks(tree::subtree_size(*c, procs))));
     }
     internal::copy_bytes(recvbuf, run.get(), bytes);
-    comm.wait_all(sends, options.timeout);
+    comm.wait_all(sends, ctx.timeout());
     return;
   }
 
@@ -84,10 +77,9 @@ void scatter_binomial(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
       internal::copy_bytes(wrapped.get() + blocks(head), in, blocks(size - head));
       src = wrapped.get();
     }
-    sends.push_back(comm.isend(start, internal::tag_scatter, src, blocks(size)));
+    sends.push_back(comm.isend(start, tag, src, blocks(size)));
   }
-  if (!inplace) internal::copy_bytes(recvbuf, in + blocks(root), bytes);
-  comm.wait_all(sends, options.timeout);
+  comm.wait_all(sends, ctx.timeout());
 }
 
 }  // namespace ragged

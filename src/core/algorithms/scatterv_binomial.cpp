@@ -12,8 +12,8 @@
 // A rank receives its subtree in relative order (own block first) into a buffer, or
 // straight into recvbuf when it has no non-empty child, sends each child its run and
 // copies its own block out. The root sends a run straight from sendbuf when its
-// blocks lie back to back there, else packs it first. In place: recvbuf == in_place
-// at the root.
+// blocks lie back to back there, else packs it first. The root's own block is already
+// in recvbuf (dispatch).
 //
 // Cost (α-β): 2 ceil(log2 p) α + up to ceil(log2 p) β Σ m_i (a large block far from the
 // root crosses every level).
@@ -21,33 +21,26 @@
 // Count checks: the root compares each child's announced size with sendcounts, sends
 // what the child expects (zeros where they disagree) and raises InvalidArgument
 // ("sendcounts") at the end.
+#include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
 #include "plans/binomial_tree.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
-void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                       void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
+void scatterv_binomial(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                       void* recvbuf, int recvcount, DataType type, int root) {
   namespace irr = internal::irregular;
   namespace tree = plans::binomial;
-  check_rank(comm, root, "root");
+  Comm& comm = ctx.comm();
   const int p = comm.size();
   const int me = comm.rank();
+  const int tag_data = ctx.tag(0);
+  const int tag_size = ctx.tag(1);  // subtree sizes, upwards
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(recvbuf);
-  if (inplace && me != root) throw InvalidArgument("recvbuf", "in_place is only valid at the root");
-  if (me == root) {
-    irr::check_root_vectors(comm, sendcounts, "sendcounts", displs, "displs");
-    irr::check_root_buffer(sendbuf, sendcounts, displs, element, "sendbuf");
-  }
-  if (!inplace) {
-    irr::check_count(recvcount, "recvcount");
-    internal::check_buffer(recvbuf, static_cast<std::size_t>(recvcount) * element, "recvbuf");
-  }
-  const int own = inplace ? sendcounts[static_cast<std::size_t>(root)] : recvcount;
+  const int own = recvcount;
 
   const int v = tree::relative(me, root, p);
   const std::vector<int> children = tree::children(v, p);
@@ -55,10 +48,9 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
   {
     std::vector<Request> headers;
     for (std::size_t k = 0; k < children.size(); ++k) {
-      headers.push_back(
-          comm.irecv(tree::absolute(children[k], root, p), irr::tag_scatterv_size, &sizes[k], sizeof(std::int64_t)));
+      headers.push_back(comm.irecv(tree::absolute(children[k], root, p), tag_size, &sizes[k], sizeof(std::int64_t)));
     }
-    comm.wait_all(headers, options.timeout);
+    comm.wait_all(headers, ctx.timeout());
   }
   std::int64_t total = own;
   for (std::int64_t s : sizes) total += s;
@@ -66,18 +58,18 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
 
   if (v != 0) {
     const int parent = tree::absolute(tree::parent(v), root, p);
-    comm.send(parent, irr::tag_scatterv_size, &total, sizeof total, options.timeout);
+    comm.send(parent, tag_size, &total, sizeof total, ctx.timeout());
     if (total == 0) return;
     const std::size_t bytes = static_cast<std::size_t>(total) * element;
     if (total == own) {
-      Request r = comm.irecv(parent, irr::tag_scatterv_data, recvbuf, bytes);
-      irr::wait_checked(r, bytes, options.timeout, errors, "recvcount", parent);
+      Request r = comm.irecv(parent, tag_data, recvbuf, bytes);
+      irr::wait_checked(r, bytes, ctx.timeout(), errors, "recvcount", parent);
       errors.raise();
       return;
     }
     std::vector<std::byte> buffer(bytes);
-    Request r = comm.irecv(parent, irr::tag_scatterv_data, buffer.data(), bytes);
-    irr::wait_checked(r, bytes, options.timeout, errors, "recvcount", parent);
+    Request r = comm.irecv(parent, tag_data, buffer.data(), bytes);
+    irr::wait_checked(r, bytes, ctx.timeout(), errors, "recvcount", parent);
     std::vector<std::size_t> offsets(children.size());
     std::size_t at = static_cast<std::size_t>(own) * element;
     for (std::size_t k = 0; k < children.size(); ++k) {
@@ -88,12 +80,12 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
     for (std::size_t k = children.size(); k-- > 0;) {
       const std::size_t n = static_cast<std::size_t>(sizes[k]) * element;
       if (n != 0) {
-        started.start(comm, tree::absolute(children[k], root, p), irr::tag_scatterv_data, buffer.data() + offsets[k], n,
-                      options.timeout);
+        started.start(comm, tree::absolute(children[k], root, p), tag_data, buffer.data() + offsets[k], n,
+                      ctx.timeout());
       }
     }
     internal::copy_bytes(recvbuf, buffer.data(), static_cast<std::size_t>(own) * element);
-    started.finish(comm, options.timeout);
+    started.finish(comm, ctx.timeout());
     errors.raise();
     return;
   }
@@ -115,29 +107,26 @@ void scatterv_binomial(Comm& comm, const void* sendbuf, std::span<const int> sen
                                     " elements, sendcounts say " + std::to_string(expected));
       if (bytes == 0) continue;
       packed.emplace_back(bytes, std::byte{0});
-      started.start(comm, dest, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
+      started.start(comm, dest, tag_data, packed.back().data(), bytes, ctx.timeout());
       continue;
     }
     if (bytes == 0) continue;
     if (const auto at = irr::contiguous(sendcounts, displs, ranks)) {
-      started.start(comm, dest, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes,
-                    options.timeout);
+      started.start(comm, dest, tag_data, in + static_cast<std::size_t>(*at) * element, bytes, ctx.timeout());
     } else {
       packed.emplace_back(bytes);
       irr::pack(packed.back().data(), in, sendcounts, displs, ranks, element);
-      started.start(comm, dest, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
+      started.start(comm, dest, tag_data, packed.back().data(), bytes, ctx.timeout());
     }
   }
-  if (!inplace) {
-    const int have = sendcounts[static_cast<std::size_t>(root)];
-    if (recvcount != have) {
-      errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
-                                   std::to_string(have));
-    }
+  // Dispatch put the root's own block in recvbuf when recvcount agrees with sendcounts[root].
+  if (const int have = sendcounts[static_cast<std::size_t>(root)]; recvcount != have) {
+    errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
+                                 std::to_string(have));
     internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
                          static_cast<std::size_t>(std::min(recvcount, have)) * element);
   }
-  started.finish(comm, options.timeout);
+  started.finish(comm, ctx.timeout());
   errors.raise();
 }
 

@@ -7,74 +7,75 @@
 //   root: block i -> slot i of a padded buffer
 //   scatter(max elements per rank)         binomial tree, padded blocks
 //
-// Copies: the root packs every block into the padded buffer; a rank whose block is
-// shorter than the largest receives its slot into a buffer and copies its block out
-// (GL2 itself assumes the application needs neither copy).
+// Both steps are the real algorithms (allreduce "recursive_doubling", scatter "binomial"),
+// each called through a sub-context with its own half of the call's tags.
+//
+// Copies: the root packs every other block into the padded buffer (dispatch put its own
+// in recvbuf); a rank whose block is shorter than the largest receives its slot into a
+// buffer and copies its block out (GL2 itself assumes the application needs neither copy).
 //
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
-#include "ragged/algorithms.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
-void scatterv_padded(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                     void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
+void scatterv_padded(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                     void* recvbuf, int recvcount, DataType type, int root) {
   namespace irr = internal::irregular;
-  check_rank(comm, root, "root");
-  const int p = comm.size();
-  const int me = comm.rank();
+  const int p = ctx.size();
+  const int me = ctx.rank();
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(recvbuf);
-  if (inplace && me != root) throw InvalidArgument("recvbuf", "in_place is only valid at the root");
-  std::int64_t mine = 0;
-  if (me == root) {
-    irr::check_root_vectors(comm, sendcounts, "sendcounts", displs, "displs");
-    irr::check_root_buffer(sendbuf, sendcounts, displs, element, "sendbuf");
-    mine = *std::max_element(sendcounts.begin(), sendcounts.end());
-  }
-  if (!inplace) {
-    irr::check_count(recvcount, "recvcount");
-    internal::check_buffer(recvbuf, static_cast<std::size_t>(recvcount) * element, "recvbuf");
-    mine = std::max<std::int64_t>(mine, recvcount);
-  }
-  std::int64_t largest = 0;
-  allreduce_recursive_doubling(comm, &mine, &largest, 1, DataType::int64, ReduceOp::max(), options);
+  // The two sub-calls, each with half of the call's tags.
+  const int half = ctx.tags().size() / 2;
+  Context allreduce_ctx = ctx.sub(0, half);
+  Context scatter_ctx = ctx.sub(half, half);
+
+  // allreduce's arguments as dispatch hands them over: in place (sendbuf == recvbuf),
+  // recvbuf holding this rank's operand: its recvcount, at the root also its largest sendcount.
+  std::int64_t largest = recvcount;
+  if (me == root) largest = std::max<std::int64_t>(largest, *std::max_element(sendcounts.begin(), sendcounts.end()));
+  allreduce_recursive_doubling(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
   if (largest == 0) return;
   const std::size_t slot = static_cast<std::size_t>(largest) * element;
-  const std::size_t own_bytes = inplace ? 0 : static_cast<std::size_t>(recvcount) * element;
 
-  std::vector<std::byte> all;
-  const void* send = nullptr;
-  irr::Deferred errors;
   if (me == root) {
-    all.assign(slot * static_cast<std::size_t>(p), std::byte{0});
+    // Dispatch put the root's own block in recvbuf when recvcount agrees with sendcounts[root].
+    irr::Deferred errors;
+    if (const int have = sendcounts[static_cast<std::size_t>(root)]; recvcount != have) {
+      errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
+                                   std::to_string(have));
+      internal::copy_bytes(
+          recvbuf,
+          internal::bytes(sendbuf) + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
+          static_cast<std::size_t>(std::min(recvcount, have)) * element);
+    }
+    // scatter's arguments at the root as dispatch hands them over: recvbuf is the root's
+    // own slot of sendbuf, already "copied" (nothing reads it: the root's block does not travel).
+    std::vector<std::byte> all(slot * static_cast<std::size_t>(p), std::byte{0});
     for (int i = 0; i < p; ++i) {
       const auto k = static_cast<std::size_t>(i);
-      if (i == root && inplace) continue;
+      if (i == root) continue;
       internal::copy_bytes(all.data() + k * slot,
                            internal::bytes(sendbuf) + static_cast<std::size_t>(displs[k]) * element,
                            static_cast<std::size_t>(sendcounts[k]) * element);
     }
-    send = all.data();
-    if (!inplace && recvcount != sendcounts[static_cast<std::size_t>(root)]) {
-      errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
-                                   std::to_string(sendcounts[static_cast<std::size_t>(root)]));
-    }
+    scatter_binomial(scatter_ctx, all.data(), all.data() + static_cast<std::size_t>(root) * slot,
+                     static_cast<std::size_t>(largest), type, root);
+    errors.raise();
+    return;
   }
-  if (me == root && inplace) {
-    scatter_binomial(comm, send, const_cast<void*>(in_place), static_cast<std::size_t>(largest), type, root, options);
-  } else if (own_bytes == slot) {
-    scatter_binomial(comm, send, recvbuf, static_cast<std::size_t>(largest), type, root, options);
+  const std::size_t own_bytes = static_cast<std::size_t>(recvcount) * element;
+  if (own_bytes == slot) {
+    scatter_binomial(scatter_ctx, nullptr, recvbuf, static_cast<std::size_t>(largest), type, root);
   } else {
     std::vector<std::byte> mine_padded(slot);
-    scatter_binomial(comm, send, mine_padded.data(), static_cast<std::size_t>(largest), type, root, options);
+    scatter_binomial(scatter_ctx, nullptr, mine_padded.data(), static_cast<std::size_t>(largest), type, root);
     internal::copy_bytes(recvbuf, mine_padded.data(), own_bytes);
   }
-  errors.raise();
 }
 
 }  // namespace ragged

@@ -20,7 +20,8 @@
 //
 // The root: a child's run is sent straight from sendbuf when its blocks lie back to
 // back in rank order; otherwise it is packed into a temporary buffer first (the extra
-// copy). In place: recvbuf == in_place at the root, whose block stays in sendbuf.
+// copy). The root's own block is already in recvbuf (dispatch copied it, or it stays
+// in sendbuf: in_place) unless recvcount disagrees.
 //
 // Degradation: subtrees above the threshold get their run straight from the root,
 // which finds them with the oracle from sendcounts.
@@ -29,16 +30,16 @@
 // (+ lemma 2's penalty). Inner ranks copy their own block out of their buffer.
 //
 // Count checks: the construction tells the root what each child's ranks expect; the
-// root compares it with sendcounts (and recvcounts[root] with its recvcount), sends
-// each child what it expects (zeros where the counts disagree, so nobody hangs) and
-// raises InvalidArgument("sendcounts"/"recvcount") at the end. A receiver that gets
+// root compares it with sendcounts, sends each child what it expects (zeros where the
+// counts disagree, so nobody hangs) and raises InvalidArgument("sendcounts") at the end;
+// likewise recvcounts[root] against its recvcount ("recvcount"). A receiver that gets
 // a different amount than it expects raises InvalidArgument("recvcount").
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/list.hpp"
 #include "internal/irregular.hpp"
 #include "internal/traff_driver.hpp"
-#include "ragged/irregular.hpp"
 
 namespace ragged {
 
@@ -54,16 +55,15 @@ struct RootSend {
   std::vector<int> ranks;
 };
 
-void scatter_from_root(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                       void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options,
-                       const traff::Params& params) {
+// The tags of the call's block: the construction's messages, then the data.
+constexpr int tree_tag = 0;
+constexpr int data_tag = 1;
+
+void scatter_from_root(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                       void* recvbuf, int recvcount, DataType type, int root, const traff::Params& params) {
+  Comm& comm = ctx.comm();
   const std::size_t element = size_of(type);
-  const bool inplace = internal::is_in_place(recvbuf);
-  irr::check_root_vectors(comm, sendcounts, "sendcounts", displs, "displs");
-  irr::check_root_buffer(sendbuf, sendcounts, displs, element, "sendbuf");
-  if (!inplace) irr::check_count(recvcount, "recvcount");
-  const int own = inplace ? sendcounts[static_cast<std::size_t>(root)] : recvcount;
-  if (!inplace) internal::check_buffer(recvbuf, static_cast<std::size_t>(own) * element, "recvbuf");
+  const int own = recvcount;
   const std::byte* in = internal::bytes(sendbuf);
 
   irr::Deferred errors;
@@ -78,23 +78,22 @@ void scatter_from_root(Comm& comm, const void* sendbuf, std::span<const int> sen
                                     std::to_string(expected));
       if (bytes == 0) return;
       packed.emplace_back(bytes, std::byte{0});
-      started.start(comm, s.rank, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
+      started.start(comm, s.rank, ctx.tag(data_tag), packed.back().data(), bytes, ctx.timeout());
       return;
     }
     if (bytes == 0) return;
     if (const auto at = irr::contiguous(sendcounts, displs, s.ranks)) {
-      started.start(comm, s.rank, irr::tag_scatterv_data, in + static_cast<std::size_t>(*at) * element, bytes,
-                    options.timeout);
+      started.start(comm, s.rank, ctx.tag(data_tag), in + static_cast<std::size_t>(*at) * element, bytes,
+                    ctx.timeout());
     } else {
       packed.emplace_back(bytes);
       irr::pack(packed.back().data(), in, sendcounts, displs, s.ranks, element);
-      started.start(comm, s.rank, irr::tag_scatterv_data, packed.back().data(), bytes, options.timeout);
+      started.start(comm, s.rank, ctx.tag(data_tag), packed.back().data(), bytes, ctx.timeout());
     }
   };
 
   std::vector<RootSend> later;
-  const traff::Node node =
-      internal::traff_driver::construct(comm, own, params, irr::tag_scatterv_tree, options.timeout, {});
+  const traff::Node node = internal::traff_driver::construct(ctx, own, params, ctx.tag(tree_tag), {});
   if (params.direct_threshold < 0) {
     for (const traff::Child& c : node.children)
       later.push_back({c.rank, c.level, c.elements, irr::run(c.cube.first, c.cube.last)});
@@ -119,25 +118,22 @@ void scatter_from_root(Comm& comm, const void* sendbuf, std::span<const int> sen
   // Largest subtrees first: the time-reversed gather order.
   std::stable_sort(later.begin(), later.end(), [](const RootSend& a, const RootSend& b) { return a.level > b.level; });
   for (const RootSend& s : later) send(s);
-  if (!inplace) {
-    if (recvcount != sendcounts[static_cast<std::size_t>(root)]) {
-      errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
-                                   std::to_string(sendcounts[static_cast<std::size_t>(root)]));
-    }
+  // Dispatch put the root's own block in recvbuf when recvcount agrees with sendcounts[root].
+  if (recvcount != sendcounts[static_cast<std::size_t>(root)]) {
+    errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
+                                 std::to_string(sendcounts[static_cast<std::size_t>(root)]));
     const int n = std::min(recvcount, sendcounts[static_cast<std::size_t>(root)]);
     internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
                          static_cast<std::size_t>(n) * element);
   }
-  started.finish(comm, options.timeout);
+  started.finish(comm, ctx.timeout());
   errors.raise();
 }
 
-void scatter_below_root(Comm& comm, void* recvbuf, int recvcount, DataType type, const CollectiveOptions& options,
-                        const traff::Params& params) {
+void scatter_below_root(Context& ctx, void* recvbuf, int recvcount, DataType type, const traff::Params& params) {
+  Comm& comm = ctx.comm();
   const std::size_t element = size_of(type);
-  irr::check_count(recvcount, "recvcount");
   const std::size_t own_bytes = static_cast<std::size_t>(recvcount) * element;
-  internal::check_buffer(recvbuf, own_bytes, "recvbuf");
   std::vector<std::byte> buffer;
   Request from_parent;
   std::size_t expected = 0;
@@ -153,14 +149,13 @@ void scatter_below_root(Comm& comm, void* recvbuf, int recvcount, DataType type,
       buffer.resize(expected);
       dest = buffer.data();
     }
-    from_parent = comm.irecv(n.parent, irr::tag_scatterv_data, dest, expected);
+    from_parent = comm.irecv(n.parent, ctx.tag(data_tag), dest, expected);
   };
-  const traff::Node node =
-      internal::traff_driver::construct(comm, recvcount, params, irr::tag_scatterv_tree, options.timeout, hooks);
+  const traff::Node node = internal::traff_driver::construct(ctx, recvcount, params, ctx.tag(tree_tag), hooks);
 
   irr::Deferred errors;
   if (from_parent.active()) {
-    irr::wait_checked(from_parent, expected, options.timeout, errors, "recvcount", node.parent);
+    irr::wait_checked(from_parent, expected, ctx.timeout(), errors, "recvcount", node.parent);
   }
   if (!buffer.empty()) {
     const traff::Layout l = traff::layout(node, recvcount);
@@ -168,51 +163,52 @@ void scatter_below_root(Comm& comm, void* recvbuf, int recvcount, DataType type,
     for (std::size_t i = node.children.size(); i-- > 0;) {  // highest level first
       const traff::Child& c = node.children[i];
       if (c.elements == 0) continue;
-      started.start(comm, c.rank, irr::tag_scatterv_data,
-                    buffer.data() + static_cast<std::size_t>(l.child[i]) * element,
-                    static_cast<std::size_t>(c.elements) * element, options.timeout);
+      started.start(comm, c.rank, ctx.tag(data_tag), buffer.data() + static_cast<std::size_t>(l.child[i]) * element,
+                    static_cast<std::size_t>(c.elements) * element, ctx.timeout());
     }
     internal::copy_bytes(recvbuf, buffer.data() + static_cast<std::size_t>(l.own) * element, own_bytes);
-    started.finish(comm, options.timeout);
+    started.finish(comm, ctx.timeout());
   }
   errors.raise();
 }
 
 }  // namespace
 
-void scatterv_traff_with(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                         void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options,
+/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
+/// threshold or the cost estimates of "traff").
+static TraffOptions options_of(const Context& ctx) {
+  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
+  return hint != nullptr ? *hint : TraffOptions{};
+}
+
+void scatterv_traff_with(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
+                         std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
                          const TraffOptions& traff_options) {
-  check_rank(comm, root, "root");
-  if (internal::is_in_place(recvbuf) && comm.rank() != root) {
-    throw InvalidArgument("recvbuf", "in_place is only valid at the root");
-  }
-  const traff::Params params = internal::traff_driver::params_of(comm.size(), root, traff_options, size_of(type));
-  if (comm.rank() == root) {
-    scatter_from_root(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, params);
+  const traff::Params params = internal::traff_driver::params_of(ctx.size(), root, traff_options, size_of(type));
+  if (ctx.rank() == root) {
+    scatter_from_root(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, params);
   } else {
-    scatter_below_root(comm, recvbuf, recvcount, type, options, params);
+    scatter_below_root(ctx, recvbuf, recvcount, type, params);
   }
 }
 
-void scatterv_traff(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                    void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
-  scatterv_traff_with(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, TraffOptions{});
+void scatterv_traff(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                    void* recvbuf, int recvcount, DataType type, int root) {
+  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options_of(ctx));
 }
 
-void scatterv_traff_copy(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
-                         void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
+void scatterv_traff_copy(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
+                         std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root) {
   TraffOptions o;
   o.cost = TraffCost::lemma4;
-  scatterv_traff_with(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, o);
+  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, o);
 }
 
-void scatterv_traff_degrade(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
-                            std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
-                            const CollectiveOptions& options) {
+void scatterv_traff_degrade(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
+                            std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root) {
   TraffOptions o;
   o.direct_threshold_bytes = traff_degrade_threshold_bytes;
-  scatterv_traff_with(comm, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options, o);
+  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, o);
 }
 
 }  // namespace ragged

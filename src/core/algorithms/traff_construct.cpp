@@ -1,4 +1,4 @@
-// The distributed construction of Träff's tree over Comm (seed 003, lemma 3); the
+// The distributed construction of Träff's tree over a Context (seed 003, lemma 3); the
 // rules and the per-rank state machine are in plans/traff_tree.hpp.
 //
 // Per level d, for a pair of cubes A (lower) and B (upper), fixed roots fA, fB and
@@ -40,8 +40,10 @@ void check_message(const Status& status, const traff::CubeInfo& info, const traf
 
 }  // namespace
 
-traff::Node construct(Comm& comm, std::int64_t elements, const traff::Params& params, int tag, Timeout timeout,
+traff::Node construct(const Context& ctx, std::int64_t elements, const traff::Params& params, int tag,
                       const Hooks& hooks) {
+  Comm& comm = ctx.comm();
+  const Timeout timeout = ctx.timeout();
   const int me = comm.rank();
   const int p = comm.size();
   traff::Builder builder(me, elements, params);

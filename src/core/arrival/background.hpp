@@ -44,8 +44,8 @@ struct PlanKey {
   [[nodiscard]] bool runnable() const { return kind != BackgroundKind::none && block_bytes != 0; }
 };
 
-/// allgather "bdr" -> bdr; allgather "bgd" -> bgd; allgather "bslb" -> bsls at root 0; gather "bsls" -> bsls; else
-/// none.
+/// The plan of a call: the background part its algorithm's entry in the list names (kind none for
+/// an algorithm without one), the block size, and the root for a part that only the root runs.
 PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t block_bytes, int root);
 inline PlanKey plan_key(const PlannedCall& call) {
   return plan_key(call.collective, call.algorithm, call.count * size_of(call.type), call.root);
@@ -65,6 +65,34 @@ StepPlanInput step_plan_input(const ArrivalSnapshot* snapshot, int procs, std::s
 /// unknown link model (ArrivalSnapshot::balanced).
 bool balanced_pattern(std::span<const double> arrivals, double known_at, const LinkModel& link,
                       std::size_t block_bytes);
+
+class BackgroundSlot;
+class BackgroundContext;
+
+/// An algorithm's background part, as its entry in the list (list.def) names it: what the
+/// arrival agent runs ahead of the call once every rank announced the same plan. The monitor
+/// sees algorithms only through this.
+struct Background {
+  /// The id every rank's record carries for this part (two algorithms that share a part, such
+  /// as allgather bslb and gather bsls at root 0, share it and its results).
+  BackgroundKind kind;
+  /// Runs on the agent: receives (and for BGD forwards) ahead of the foreground.
+  void (*run)(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+  /// The root the part runs for, whatever the call's root (bslb gathers to 0); -1: the call's root.
+  int fixed_root;
+  /// Only the root takes part (a sorted gather); otherwise every rank does.
+  bool root_only;
+  /// Skipped on a balanced pattern (omega < tau), where the algorithm runs its regular fallback.
+  bool skip_when_balanced;
+};
+
+extern const Background bdr_background_part;   ///< allgather bdr
+extern const Background bgd_background_part;   ///< allgather bgd
+extern const Background bsls_background_part;  ///< gather bsls
+extern const Background bslb_background_part;  ///< allgather bslb: bsls at root 0
+
+/// The background part of that kind, from the algorithm list (null for none).
+const Background* background_of(BackgroundKind kind);
 
 /// Thrown inside a background part when the foreground cancelled it.
 struct BackgroundCancelled {};
@@ -132,12 +160,12 @@ class BackgroundSlot {
   std::exception_ptr error_;
 };
 
-/// The slot of `options.arrival` (null without a snapshot or without an agent).
-BackgroundSlot* slot_of(const CollectiveOptions& options);
+/// The slot of the call's arrival snapshot, ctx.arrival() (null without a snapshot or without an agent).
+BackgroundSlot* slot_of(const Context& ctx);
 
 /// `planned_tag` when `call` is the plan the ranks agreed on, or when they agreed on none;
 /// `unplanned_tag` when they agreed on another plan (whose background may be listening).
-int arrival_tag(const CollectiveOptions& options, const PlanKey& call, int planned_tag, int unplanned_tag);
+int arrival_tag(const Context& ctx, const PlanKey& call, int planned_tag, int unplanned_tag);
 
 // ---- background parts, defined beside their algorithms
 
@@ -150,12 +178,10 @@ void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
 
 /// The sorted linear synchronized gather done in the foreground (gather_sls.cpp), shared by
-/// SLS and by BSLS when no background ran. Tags: signal_tag, data_tag.
-void sorted_gather_foreground(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                              int root, const CollectiveOptions& options, int signal_tag, int data_tag);
-
-/// Argument checks of SLS and BSLS; copies the root's own block into recvbuf.
-void check_sorted_gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root);
+/// SLS and by BSLS when no background ran. Tags: signal_tag, data_tag. The root's own block is
+/// already in recvbuf (dispatch copied it).
+void sorted_gather_foreground(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              int root, int signal_tag, int data_tag);
 
 /// Bytes of the short first segment of BSLS/SLS: min(1 KiB, block).
 inline std::size_t sorted_gather_short_bytes(std::size_t block) { return block < 1024 ? block : 1024; }

@@ -139,8 +139,9 @@ struct Monitor::State {
   [[nodiscard]] internal::PlanKey plan() const {
     if (!announced) return learned;
     internal::PlanKey p = *announced;
+    const internal::Background* part = internal::background_of(p.kind);
     if (p.block_bytes == 0 && learned.kind == p.kind &&
-        (p.kind != internal::BackgroundKind::bsls || learned.root == p.root)) {
+        (part == nullptr || !part->root_only || learned.root == p.root)) {
       p.block_bytes = learned.block_bytes;
     }
     return p;
@@ -305,8 +306,10 @@ class Agent final : public internal::BackgroundContext {
       if (!(plan_of(p.records[r]) == agreed)) agreed = internal::PlanKey{};
     }
     if (!agreed.runnable() || agreed.root < 0 || agreed.root >= procs_) agreed = internal::PlanKey{};
-    // On a balanced pattern BSLB runs the ring and BSLS serves in the foreground: no background.
-    if (agreed.kind == internal::BackgroundKind::bsls &&
+    // A part that is skipped on a balanced pattern (BSLB runs NEX, BSLS serves in the foreground).
+    const internal::Background* part = internal::background_of(agreed.kind);
+    if (part == nullptr) agreed = internal::PlanKey{};
+    if (part != nullptr && part->skip_when_balanced &&
         internal::balanced_pattern(arrivals, last_published + st_->link.alpha, st_->link, agreed.block_bytes)) {
       agreed = internal::PlanKey{};
     }
@@ -329,9 +332,7 @@ class Agent final : public internal::BackgroundContext {
       st_->ready[epoch] = snapshot;
       st_->changed->notify_all();
     }
-    const bool takes_part = agreed.kind == internal::BackgroundKind::bdr ||
-                            agreed.kind == internal::BackgroundKind::bgd ||
-                            (agreed.kind == internal::BackgroundKind::bsls && agreed.root == me_);
+    const bool takes_part = agreed.kind != internal::BackgroundKind::none && (!part->root_only || agreed.root == me_);
     if (takes_part) to_run_.emplace_back(std::move(snapshot), std::move(slot));
   }
 
@@ -343,18 +344,8 @@ class Agent final : public internal::BackgroundContext {
     bool cancelled = false;
     std::exception_ptr error;
     try {
-      switch (slot->agreed().kind) {
-        case internal::BackgroundKind::bdr:
-          internal::bdr_background(comm_, *snapshot, *slot, *this);
-          break;
-        case internal::BackgroundKind::bgd:
-          internal::bgd_background(comm_, *snapshot, *slot, *this);
-          break;
-        case internal::BackgroundKind::bsls:
-          internal::bsls_background(comm_, *snapshot, *slot, *this);
-          break;
-        case internal::BackgroundKind::none:
-          break;
+      if (const internal::Background* part = internal::background_of(slot->agreed().kind)) {
+        part->run(comm_, *snapshot, *slot, *this);
       }
     } catch (const internal::BackgroundCancelled&) {
       cancelled = true;

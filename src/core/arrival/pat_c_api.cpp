@@ -3,10 +3,12 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 #include "ragged/pat.h"
+#include "ragged/registry.hpp"
 
 namespace ragged {
 
@@ -58,10 +60,36 @@ int use(const char* algorithm, std::size_t count, std::size_t element_size) {
     global().last_error = "PAT_UseAlg: null algorithm name";
     return PAT_ERR_ARG;
   }
+  // "name" names the arrival-aware algorithm of that name in whichever collective has one
+  // (allgather bdr, bgd, bslb; gather bsls, sls at root 0); "collective:name" picks the collective.
+  PlannedCall call;
+  try {
+    const std::string_view text(algorithm);
+    const std::size_t colon = text.find(':');
+    if (colon != std::string_view::npos) {
+      call.collective = parse_collective(text.substr(0, colon));
+      call.algorithm = std::string(text.substr(colon + 1));
+      (void)Registry::instance().find(call.collective, call.algorithm);
+    } else {
+      call.algorithm = std::string(text);
+      bool found = false;
+      for (const Algorithm* a : Registry::instance().all()) {
+        if (a->name == text && a->restrictions.needs_arrival) {
+          call.collective = a->collective;
+          found = true;
+          break;
+        }
+      }
+      if (!found && !Registry::instance().contains(Collective::allgather, text)) {
+        throw InvalidArgument("algorithm", "no algorithm named '" + call.algorithm + "'");
+      }
+    }
+  } catch (const Error& e) {
+    std::lock_guard<std::mutex> lock(global().mutex);
+    global().last_error = std::string("PAT_UseAlg: ") + e.what();
+    return PAT_ERR_ARG;
+  }
   return with_monitor([&](Monitor& m) {
-    PlannedCall call;
-    call.collective = Collective::allgather;
-    call.algorithm = algorithm;
     call.count = count * element_size;
     call.type = DataType::byte;
     m.use(call);

@@ -7,6 +7,7 @@
 #include "arrival/background.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
+#include "ragged/registry.hpp"
 
 namespace ragged {
 
@@ -132,20 +133,22 @@ bool balanced_pattern(std::span<const double> arrivals, double known_at, const L
 
 PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t block_bytes, int root) {
   PlanKey key;
+  const Registry& registry = Registry::instance();
+  const Background* part =
+      registry.contains(collective, algorithm) ? registry.find(collective, algorithm).background : nullptr;
+  if (part == nullptr) return key;
+  key.kind = part->kind;
   key.block_bytes = block_bytes;
-  if (collective == Collective::allgather && algorithm == "bdr") {
-    key.kind = BackgroundKind::bdr;
-  } else if (collective == Collective::allgather && algorithm == "bgd") {
-    key.kind = BackgroundKind::bgd;
-  } else if (collective == Collective::allgather && algorithm == "bslb") {
-    key.kind = BackgroundKind::bsls;
-  } else if (collective == Collective::gather && algorithm == "bsls") {
-    key.kind = BackgroundKind::bsls;
-    key.root = root;
-  } else {
-    key.block_bytes = 0;
-  }
+  if (part->root_only) key.root = part->fixed_root >= 0 ? part->fixed_root : root;
   return key;
+}
+
+const Background* background_of(BackgroundKind kind) {
+  if (kind == BackgroundKind::none) return nullptr;
+  for (const Algorithm* a : Registry::instance().all()) {
+    if (a->background != nullptr && a->background->kind == kind) return a->background;
+  }
+  return nullptr;
 }
 
 // ------------------------------------------------------------------ slot
@@ -212,12 +215,13 @@ void BackgroundSlot::abandon() {
   if (state_ == State::idle) state_ = State::skipped;
 }
 
-BackgroundSlot* slot_of(const CollectiveOptions& options) {
-  return options.arrival ? options.arrival->background().get() : nullptr;
+BackgroundSlot* slot_of(const Context& ctx) {
+  const ArrivalSnapshot* snapshot = ctx.arrival();
+  return snapshot != nullptr ? snapshot->background().get() : nullptr;
 }
 
-int arrival_tag(const CollectiveOptions& options, const PlanKey& call, int planned_tag, int unplanned_tag) {
-  const BackgroundSlot* slot = slot_of(options);
+int arrival_tag(const Context& ctx, const PlanKey& call, int planned_tag, int unplanned_tag) {
+  const BackgroundSlot* slot = slot_of(ctx);
   if (slot == nullptr || slot->agreed().kind == BackgroundKind::none) return planned_tag;
   return slot->planned(call) ? planned_tag : unplanned_tag;
 }

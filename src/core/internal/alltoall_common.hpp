@@ -1,120 +1,50 @@
-// Helpers shared by the alltoall and alltoallv algorithm files: their tags,
-// argument checks, in-place handling and block addressing.
+// Helpers shared by the alltoall and alltoallv algorithm files: the cluster layout
+// of the two-cluster ones and block addressing. Dispatch has checked the arguments,
+// resolved in_place and copied each rank's own block before an algorithm runs.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "internal/common.hpp"
-#include "ragged/collectives.hpp"
-#include "ragged/error.hpp"
+#include "ragged/context.hpp"
 #include "ragged/topology.hpp"
 
 namespace ragged::internal {
 
-/// Tags of the two-cluster family (kept apart from common.hpp's list).
-inline constexpr int tag_alltoall = 200;
-inline constexpr int tag_alltoallv = 210;
-inline constexpr int tag_alltoallv_sizes = 211;  ///< LG alltoallv: block sizes ahead of the blocks
-inline constexpr int tag_topology = 220;
+/// The context's cluster layout hint, checked against its communicator; throws
+/// InvalidArgument ("options.hints") naming `algorithm` when it is missing or does not
+/// split the communicator in two. (Dispatch falls back before that happens; this is
+/// the algorithm's own guard.) Defined in src/core/topology.cpp.
+const ClusterLayout& require_two_clusters(const Context& ctx, const char* algorithm);
 
-/// The send buffer of an alltoall: `sendbuf`, or a copy of `recvbuf` for in_place.
-class AlltoallSource {
- public:
-  AlltoallSource(const void* sendbuf, const void* recvbuf, std::size_t total_bytes) {
-    if (is_in_place(sendbuf)) {
-      check_buffer(recvbuf, total_bytes, "recvbuf");
-      copy_.resize(total_bytes);
-      copy_bytes(copy_.data(), recvbuf, total_bytes);
-      data_ = copy_.data();
-    } else {
-      check_buffer(sendbuf, total_bytes, "sendbuf");
-      data_ = bytes(sendbuf);
-    }
-    check_buffer(recvbuf, total_bytes, "recvbuf");
-  }
-  [[nodiscard]] const std::byte* data() const { return data_; }
-
- private:
-  std::vector<std::byte> copy_;
-  const std::byte* data_ = nullptr;
-};
-
-/// Counts and displacements of an alltoallv, checked and turned into bytes.
-struct VLayout {
-  std::vector<std::size_t> send_bytes, send_offset, recv_bytes, recv_offset;
-};
-
-inline std::vector<std::size_t> checked_bytes(std::span<const int> values, int procs, std::size_t unit,
-                                              const char* argument) {
-  if (values.size() != static_cast<std::size_t>(procs)) {
-    throw InvalidArgument(argument, "has " + std::to_string(values.size()) + " entries, the communicator has " +
-                                        std::to_string(procs) + " ranks");
-  }
-  std::vector<std::size_t> out;
-  out.reserve(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (values[i] < 0) {
-      throw InvalidArgument(argument,
-                            "entry " + std::to_string(i) + " is negative (" + std::to_string(values[i]) + ")");
-    }
-    out.push_back(static_cast<std::size_t>(values[i]) * unit);
-  }
-  return out;
-}
-
-/// Checks an alltoallv's arguments; for in_place, `send` becomes a copy of the receive
-/// buffer with the receive counts (MPI's rule).
+/// Counts and displacements of an alltoallv turned into bytes (dispatch has checked them:
+/// one entry per rank, none negative; for in_place, sendbuf is a private copy of recvbuf
+/// with the receive counts and displacements as send counts and displacements).
 class AlltoallvSource {
  public:
-  AlltoallvSource(const Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
-                  const void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type) {
-    const int p = comm.size();
-    const std::size_t unit = size_of(type);
-    layout_.recv_bytes = checked_bytes(recvcounts, p, unit, "recvcounts");
-    layout_.recv_offset = checked_bytes(rdispls, p, unit, "rdispls");
-    std::size_t recv_extent = 0;
-    for (int i = 0; i < p; ++i) {
-      const auto k = static_cast<std::size_t>(i);
-      if (layout_.recv_bytes[k] != 0)
-        recv_extent = std::max(recv_extent, layout_.recv_offset[k] + layout_.recv_bytes[k]);
-    }
-    check_buffer(recvbuf, recv_extent, "recvbuf");
-    if (is_in_place(sendbuf)) {
-      layout_.send_bytes = layout_.recv_bytes;
-      layout_.send_offset = layout_.recv_offset;
-      copy_.resize(recv_extent);
-      copy_bytes(copy_.data(), recvbuf, recv_extent);
-      data_ = copy_.data();
-    } else {
-      layout_.send_bytes = checked_bytes(sendcounts, p, unit, "sendcounts");
-      layout_.send_offset = checked_bytes(sdispls, p, unit, "sdispls");
-      std::size_t send_extent = 0;
-      for (int i = 0; i < p; ++i) {
-        const auto k = static_cast<std::size_t>(i);
-        if (layout_.send_bytes[k] != 0) {
-          send_extent = std::max(send_extent, layout_.send_offset[k] + layout_.send_bytes[k]);
-        }
-      }
-      check_buffer(sendbuf, send_extent, "sendbuf");
-      data_ = bytes(sendbuf);
-    }
-  }
-  [[nodiscard]] const VLayout& layout() const { return layout_; }
+  AlltoallvSource(const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                  std::span<const int> recvcounts, std::span<const int> rdispls, DataType type)
+      : send_bytes_(to_bytes(sendcounts, size_of(type))),
+        send_offset_(to_bytes(sdispls, size_of(type))),
+        recv_bytes_(to_bytes(recvcounts, size_of(type))),
+        recv_offset_(to_bytes(rdispls, size_of(type))),
+        data_(bytes(sendbuf)) {}
   /// The block for rank `dst`.
-  [[nodiscard]] const std::byte* block(int dst) const {
-    return data_ + layout_.send_offset[static_cast<std::size_t>(dst)];
-  }
-  [[nodiscard]] std::size_t send_bytes(int dst) const { return layout_.send_bytes[static_cast<std::size_t>(dst)]; }
-  [[nodiscard]] std::size_t recv_bytes(int src) const { return layout_.recv_bytes[static_cast<std::size_t>(src)]; }
-  [[nodiscard]] std::size_t recv_offset(int src) const { return layout_.recv_offset[static_cast<std::size_t>(src)]; }
+  [[nodiscard]] const std::byte* block(int dst) const { return data_ + send_offset_[static_cast<std::size_t>(dst)]; }
+  [[nodiscard]] std::size_t send_bytes(int dst) const { return send_bytes_[static_cast<std::size_t>(dst)]; }
+  [[nodiscard]] std::size_t recv_bytes(int src) const { return recv_bytes_[static_cast<std::size_t>(src)]; }
+  [[nodiscard]] std::size_t recv_offset(int src) const { return recv_offset_[static_cast<std::size_t>(src)]; }
 
  private:
-  VLayout layout_;
-  std::vector<std::byte> copy_;
+  static std::vector<std::size_t> to_bytes(std::span<const int> values, std::size_t unit) {
+    std::vector<std::size_t> out;
+    out.reserve(values.size());
+    for (const int v : values) out.push_back(static_cast<std::size_t>(v) * unit);
+    return out;
+  }
+  std::vector<std::size_t> send_bytes_, send_offset_, recv_bytes_, recv_offset_;
   const std::byte* data_ = nullptr;
 };
 

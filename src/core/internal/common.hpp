@@ -6,20 +6,15 @@
 #include <string>
 
 #include "ragged/collectives.hpp"
+#include "ragged/context.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged::internal {
 
-/// One tag per collective so that concurrent traffic of different kinds never matches.
-/// Consecutive calls of the same collective rely on (source, tag) non-overtaking.
+/// Fixed tags of what runs outside the per-call tag blocks (a collective call takes its tags from
+/// its Context: ctx.tag(i)). Consecutive calls rely on (source, tag) non-overtaking.
 enum Tag : int {
   tag_barrier = 1,
-  tag_allgather = 10,
-  tag_allreduce = 20,
-  tag_bcast = 30,
-  tag_reduce = 40,
-  tag_gather = 50,
-  tag_scatter = 60,
   tag_agent = 1000,  ///< the arrival agent's own traffic
   // Arrival-aware algorithms (src/core/arrival/background.hpp): "planned" tags when the call is
   // the one every rank's agent prepared for, "unplanned" ones otherwise.
@@ -52,5 +47,12 @@ inline void check_buffer(const void* p, std::size_t bytes_needed, const char* ar
     throw InvalidArgument(argument, "null buffer for " + std::to_string(bytes_needed) + " bytes");
   }
 }
+
+/// LNBC's broadcast of `bytes` bytes of `buffer` from rank 0 (allgather_lnbc.cpp), shared with
+/// BSLB: the binomial tree of bcast_binomial, but each rank sends to its children one after the
+/// other (blocking), the farthest (largest subtree) first, so that each transfer has the sender's
+/// link to itself. (bcast_binomial posts a rank's sends at once; they then share its link.)
+/// Cost: ceil(log2 P)(alpha + bytes beta) along the deepest path. Uses ctx.tag(0).
+void lnbc_bcast(const Context& ctx, void* buffer, std::size_t bytes);
 
 }  // namespace ragged::internal

@@ -1,10 +1,11 @@
 // Helpers shared by the gatherv and scatterv algorithm files (issue 4, seed 003):
-// their tags, the checks of MPI-style counts and displacements, the placement of
-// a run of blocks in the root's buffer, and the collection of errors that can only
-// be reported once the communication has finished (so that no other rank hangs).
+// the placement of a run of blocks in the root's buffer, ordered sends, and the
+// collection of errors that can only be reported once the communication has
+// finished (so that no other rank hangs); and Träff's algorithms with explicit
+// TraffOptions. Dispatch has checked the arguments (counts, displacements, root,
+// buffers), resolved in_place and copied the root's own block before these run.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,55 +15,11 @@
 
 #include "internal/common.hpp"
 #include "ragged/comm.hpp"
+#include "ragged/context.hpp"
 #include "ragged/error.hpp"
+#include "ragged/irregular.hpp"
 
 namespace ragged::internal::irregular {
-
-inline constexpr int tag_gatherv_tree = 300;   ///< Träff construction messages of gatherv
-inline constexpr int tag_gatherv_data = 301;   ///< gatherv data blocks
-inline constexpr int tag_gatherv_size = 302;   ///< binomial gatherv: subtree sizes ahead of the data
-inline constexpr int tag_scatterv_tree = 305;  ///< Träff construction messages of scatterv
-inline constexpr int tag_scatterv_data = 306;  ///< scatterv data blocks
-inline constexpr int tag_scatterv_size = 307;  ///< binomial scatterv: subtree sizes, upwards
-
-/// A count must be >= 0; throws InvalidArgument naming `argument`.
-inline void check_count(int count, const char* argument) {
-  if (count < 0) throw InvalidArgument(argument, "negative count " + std::to_string(count));
-}
-
-/// The root's per-rank counts and displacements: one entry per rank, none negative.
-inline void check_root_vectors(const Comm& comm, std::span<const int> counts, const char* counts_name,
-                               std::span<const int> displs, const char* displs_name) {
-  const auto p = static_cast<std::size_t>(comm.size());
-  if (counts.size() != p) {
-    throw InvalidArgument(counts_name,
-                          "has " + std::to_string(counts.size()) + " entries for " + std::to_string(p) + " ranks");
-  }
-  if (displs.size() != p) {
-    throw InvalidArgument(displs_name,
-                          "has " + std::to_string(displs.size()) + " entries for " + std::to_string(p) + " ranks");
-  }
-  for (std::size_t i = 0; i < p; ++i) {
-    if (counts[i] < 0) {
-      throw InvalidArgument(counts_name,
-                            "entry " + std::to_string(i) + " is negative (" + std::to_string(counts[i]) + ")");
-    }
-    if (displs[i] < 0) {
-      throw InvalidArgument(displs_name,
-                            "entry " + std::to_string(i) + " is negative (" + std::to_string(displs[i]) + ")");
-    }
-  }
-}
-
-/// The root's buffer must hold every non-empty block at its displacement.
-inline void check_root_buffer(const void* buffer, std::span<const int> counts, std::span<const int> displs,
-                              std::size_t element, const char* argument) {
-  std::int64_t needed = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] > 0) needed = std::max<std::int64_t>(needed, std::int64_t{displs[i]} + counts[i]);
-  }
-  check_buffer(buffer, static_cast<std::size_t>(needed) * element, argument);
-}
 
 /// Sum of counts over `ranks`.
 inline std::int64_t total(std::span<const int> counts, std::span<const int> ranks) {
@@ -178,3 +135,20 @@ inline void wait_checked(Request& request, std::size_t expected, Timeout timeout
 }
 
 }  // namespace ragged::internal::irregular
+
+namespace ragged {
+
+/// Träff's gatherv with explicit options (gatherv "traff", "traff_copy" and "traff_degrade"
+/// are this with fixed ones). The arguments as an algorithm gets them from dispatch: checked,
+/// sendbuf never in_place, the root's own block already at recvbuf + displs[root] when the
+/// root's sendcount agrees with recvcounts[root] (otherwise the algorithm reports "sendcount").
+void gatherv_traff_with(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,
+                        std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
+                        const TraffOptions& traff);
+/// Träff's scatterv with explicit options; arguments as gatherv_traff_with's (recvbuf never
+/// in_place, the root's own block already in recvbuf when the counts agree).
+void scatterv_traff_with(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
+                         std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
+                         const TraffOptions& traff);
+
+}  // namespace ragged

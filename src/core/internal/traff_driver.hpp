@@ -1,4 +1,4 @@
-// The distributed construction of Träff's tree (seed 003, lemma 3) over Comm, shared
+// The distributed construction of Träff's tree (seed 003, lemma 3) over a call's Context, shared
 // by gatherv_traff and scatterv_traff: plans::traff::Builder driven level by level
 // with real messages (a sendrecv between fixed roots, a notice to a gather root).
 #pragma once
@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "plans/traff_tree.hpp"
-#include "ragged/comm.hpp"
+#include "ragged/context.hpp"
 
 namespace ragged::internal::traff_driver {
 
@@ -21,9 +21,11 @@ struct Hooks {
 };
 
 /// Runs the construction for this rank, whose block holds `elements` elements; every
-/// rank of `comm` must call it with the same params. Returns this rank's node.
-plans::traff::Node construct(Comm& comm, std::int64_t elements, const plans::traff::Params& params, int tag,
-                             Timeout timeout, const Hooks& hooks);
+/// rank of the context's communicator must call it with the same params. Its messages
+/// carry `tag` (one of the call's tags); every wait honours the context's timeout.
+/// Returns this rank's node.
+plans::traff::Node construct(const Context& ctx, std::int64_t elements, const plans::traff::Params& params, int tag,
+                             const Hooks& hooks);
 
 }  // namespace ragged::internal::traff_driver
 

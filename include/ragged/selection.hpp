@@ -1,0 +1,73 @@
+// ragged: how a collective call chooses its algorithm (docs/selection.md).
+//
+//   1. the call's own name (CollectiveOptions::algorithm), unless empty or "auto";
+//   2. else RAGGED_<COLLECTIVE> from the environment (RAGGED_ALLGATHER=bgd), unless "auto";
+//   3. else the first matching rule of the JSON file named by RAGGED_TUNING_FILE;
+//   4. else "auto": the arrival-aware algorithm with the least cost model when the call has an
+//      arrival snapshot that is imbalanced (omega / tau >= 1, seed 000 §2), otherwise the regular
+//      algorithm with the least alpha-beta cost.
+// A chosen algorithm whose restrictions fail runs its fallback instead, said once per
+// communicator. Every input is one that all ranks share (the environment and the rules file
+// are the same on every rank under mpirun; sizes, the operator and the hints are the call's).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ragged/registry.hpp"
+
+namespace ragged {
+
+/// What selection sees of a call.
+struct CallInfo {
+  Collective collective = Collective::allgather;
+  int procs = 1;
+  /// Bytes of one block (allgather, gather, scatter, alltoall) or of the vector (allreduce, bcast,
+  /// reduce); 0 for gatherv, scatterv, alltoallv, whose sizes the ranks do not share.
+  std::size_t bytes = 0;
+  bool commutative = true;  ///< the reduction operator's (reductions only)
+  const Hints* hints = nullptr;
+  std::string backend;  ///< the Comm's ("sim", "mpi")
+};
+
+struct Selection {
+  const Algorithm* algorithm = nullptr;  ///< what runs
+  std::string requested;                 ///< the name asked for (after the environment and rules), or "auto"
+  std::string source;                    ///< "call", "environment", "rules", "auto"
+  std::string fallback_reason;           ///< non-empty when `algorithm` is a fallback for `requested`
+};
+
+/// Chooses the algorithm for `call`; `requested` is CollectiveOptions::algorithm.
+/// Throws InvalidArgument("algorithm") for an unknown name or one not available on the backend,
+/// and Error naming the file, line and field for a malformed rules file.
+[[nodiscard]] Selection select_algorithm(const CallInfo& call, std::string_view requested);
+
+/// The name of the environment variable that forces an algorithm of `collective` (RAGGED_ALLGATHER).
+[[nodiscard]] std::string environment_variable(Collective collective);
+
+/// One rule of a rules file: communicator sizes [min_procs, max_procs] and message bytes
+/// [min_bytes, max_bytes] (inclusive) of one collective run `algorithm`.
+struct TuningRule {
+  Collective collective = Collective::allgather;
+  int min_procs = 1;
+  int max_procs = 1 << 30;
+  std::size_t min_bytes = 0;
+  std::size_t max_bytes = static_cast<std::size_t>(-1);
+  std::string algorithm;
+  int line = 0;  ///< where it stands in its file
+};
+
+/// Parses a rules file's text (`file` names it in errors). Format (docs/selection.md):
+///   {"allreduce": [{"procs": [1, 8], "bytes": [0, 65536], "algorithm": "recursive_doubling"},
+///                  {"algorithm": "ring"}], "allgather": [...]}
+/// Throws Error("<file>:<line>: field '<field>': <why>") for anything malformed, including an
+/// algorithm name the registry does not know.
+[[nodiscard]] std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::string& file);
+
+/// The algorithm of the first rule matching (collective, procs, bytes), or empty.
+[[nodiscard]] std::string match_tuning_rule(const std::vector<TuningRule>& rules, Collective collective, int procs,
+                                            std::size_t bytes);
+
+}  // namespace ragged

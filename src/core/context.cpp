@@ -1,0 +1,86 @@
+#include "ragged/context.hpp"
+
+#include <string>
+
+#include "dispatch/state.hpp"
+#include "ragged/arrival.hpp"
+#include "ragged/error.hpp"
+#include "ragged/topology.hpp"
+
+namespace ragged {
+
+TagBlock::TagBlock(int first, int size) : first_(first), size_(size) {
+  if (first < 0 || size < 0 || first > max_tag - size + 1) {
+    throw InvalidArgument("tags", "block [" + std::to_string(first) + ", " + std::to_string(first + size) +
+                                      ") is outside 0.." + std::to_string(max_tag));
+  }
+}
+
+int TagBlock::operator[](int i) const {
+  if (i < 0 || i >= size_) {
+    throw InvalidArgument(
+        "tag", "index " + std::to_string(i) + " is outside this call's block of " + std::to_string(size_) + " tags");
+  }
+  return first_ + i;
+}
+
+TagBlock TagBlock::sub(int offset, int size) const {
+  if (offset < 0 || size < 0 || offset > size_ - size) {
+    throw InvalidArgument("tags", "sub-block [" + std::to_string(offset) + ", " + std::to_string(offset + size) +
+                                      ") does not fit a block of " + std::to_string(size_) + " tags");
+  }
+  return TagBlock(first_ + offset, size);
+}
+
+std::span<std::byte> Workspace::get(std::size_t bytes, int slot) {
+  if (slot < 0 || slot >= slots) {
+    throw InvalidArgument("slot", "must be 0.." + std::to_string(slots - 1) + ", got " + std::to_string(slot));
+  }
+  Block& block = blocks_[static_cast<std::size_t>(slot)];
+  if (bytes > block.bytes) {
+    block = Block{};  // the old block goes first: never both at once
+    block.data = std::make_unique_for_overwrite<std::byte[]>(bytes);
+    block.bytes = bytes;
+  }
+  return {block.data.get(), bytes};
+}
+
+void Workspace::release() noexcept {
+  for (Block& block : blocks_) block = Block{};
+}
+
+Workspace& workspace_of(Comm& comm) { return comm.dispatch_state().workspace; }
+
+void Hints::set_erased(std::type_index type, std::shared_ptr<const void> value) {
+  for (auto it = values_.begin(); it != values_.end(); ++it) {
+    if (it->first == type) {
+      if (value) {
+        it->second = std::move(value);
+      } else {
+        values_.erase(it);
+      }
+      return;
+    }
+  }
+  if (value) values_.emplace_back(type, std::move(value));
+}
+
+std::shared_ptr<const void> Hints::get_erased(std::type_index type) const {
+  for (const auto& [t, v] : values_) {
+    if (t == type) return v;
+  }
+  return nullptr;
+}
+
+Context::Context(Comm& comm, TagBlock tags, Timeout timeout, Workspace& workspace, const Hints& hints,
+                 const Algorithm* algorithm)
+    : comm_(&comm), tags_(tags), timeout_(timeout), workspace_(&workspace), hints_(&hints), algorithm_(algorithm) {}
+
+const ArrivalSnapshot* Context::arrival() const { return hints_->get<ArrivalSnapshot>(); }
+const ClusterLayout* Context::clusters() const { return hints_->get<ClusterLayout>(); }
+
+Context Context::sub(int offset, int size) const {
+  return Context(*comm_, tags_.sub(offset, size), timeout_, *workspace_, *hints_, algorithm_);
+}
+
+}  // namespace ragged

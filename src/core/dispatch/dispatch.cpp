@@ -1,0 +1,343 @@
+// Dispatch: the one place between every caller and the algorithms (docs/design.md, "Dispatch").
+//
+//   caller (C++ API, typed API, benchmarks, tests, PMPI)
+//     -> validate the arguments once (InvalidArgument names the argument)
+//     -> select (call, RAGGED_<COLLECTIVE>, rules file, auto), enforce restrictions (fallback, said once)
+//     -> resolve in_place, copy the caller's own block, stop here for P = 1 or count 0
+//     -> build the Context (tag block, timeout, workspace, hints) and run the algorithm
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "arrival/background.hpp"
+#include "dispatch/state.hpp"
+#include "internal/common.hpp"
+#include "ragged/collectives.hpp"
+#include "ragged/error.hpp"
+#include "ragged/registry.hpp"
+#include "ragged/selection.hpp"
+
+namespace ragged {
+
+namespace {
+
+using internal::bytes;
+using internal::check_buffer;
+using internal::copy_bytes;
+using internal::is_in_place;
+
+/// Each collective's calls own a block of tags, far from the arrival agent's (below 8192).
+constexpr int tag_block_first = 10000;
+constexpr int tag_block_size = 64;
+
+TagBlock tags_of(Collective c) {
+  return TagBlock(tag_block_first + tag_block_size * static_cast<int>(c), tag_block_size);
+}
+
+const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
+                        const CollectiveOptions& options) {
+  CallInfo call;
+  call.collective = collective;
+  call.procs = comm.size();
+  call.bytes = bytes;
+  call.commutative = commutative;
+  call.hints = &options.hints;
+  call.backend = comm.backend();
+  const Selection s = select_algorithm(call, options.algorithm);
+  if (!s.fallback_reason.empty()) {
+    internal::CommState& state = comm.dispatch_state();
+    if (state.reported.emplace(static_cast<int>(collective), s.requested).second && comm.rank() == 0) {
+      std::fprintf(stderr, "ragged: %s '%s' %s; running '%s' instead (said once per communicator)\n",
+                   name_of(collective), s.requested.c_str(), s.fallback_reason.c_str(), s.algorithm->name.c_str());
+    }
+  }
+  return *s.algorithm;
+}
+
+template <Collective C, class... Args>
+void run(Comm& comm, const Algorithm& algorithm, const CollectiveOptions& options, Args... args) {
+  Context context(comm, tags_of(C), options.timeout, comm.dispatch_state().workspace, options.hints, &algorithm);
+  std::get<static_cast<std::size_t>(C)>(algorithm.fn)(context, args...);
+}
+
+/// A call that ends in dispatch (P = 1, count 0) gives up the background the arrival agent may
+/// be running for it, as the algorithm's own claim would have.
+const Algorithm& done_early(const Algorithm& algorithm, const CollectiveOptions& options) {
+  if (const ArrivalSnapshot* snapshot = options.hints.get<ArrivalSnapshot>()) {
+    if (internal::BackgroundSlot* slot = snapshot->background().get()) slot->abandon();
+  }
+  return algorithm;
+}
+
+void check_count(int count, const char* argument) {
+  if (count < 0) throw InvalidArgument(argument, "negative count " + std::to_string(count));
+}
+
+/// One entry per rank, none negative.
+void check_vector(const Comm& comm, std::span<const int> values, const char* argument) {
+  const auto p = static_cast<std::size_t>(comm.size());
+  if (values.size() != p) {
+    throw InvalidArgument(argument,
+                          "has " + std::to_string(values.size()) + " entries for " + std::to_string(p) + " ranks");
+  }
+  for (std::size_t i = 0; i < p; ++i) {
+    if (values[i] < 0) {
+      throw InvalidArgument(argument,
+                            "entry " + std::to_string(i) + " is negative (" + std::to_string(values[i]) + ")");
+    }
+  }
+}
+
+/// Elements a buffer must hold for blocks counts[i] at displs[i].
+std::size_t extent(std::span<const int> counts, std::span<const int> displs) {
+  std::int64_t needed = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] > 0) needed = std::max<std::int64_t>(needed, std::int64_t{displs[i]} + counts[i]);
+  }
+  return static_cast<std::size_t>(needed);
+}
+
+void reject_in_place(const void* buffer, const char* argument, const char* where) {
+  if (is_in_place(buffer)) throw InvalidArgument(argument, std::string("in_place is allowed only ") + where);
+}
+
+}  // namespace
+
+const Algorithm& allgather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                           const CollectiveOptions& options) {
+  const std::size_t block = count * size_of(type);
+  const auto p = static_cast<std::size_t>(comm.size());
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, block, "sendbuf");
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, p * block, "recvbuf");
+  const Algorithm& algorithm = choose(comm, Collective::allgather, block, true, options);
+  std::byte* own = bytes(recvbuf) + static_cast<std::size_t>(comm.rank()) * block;
+  if (!is_in_place(sendbuf)) copy_bytes(own, sendbuf, block);
+  if (p == 1 || block == 0) return done_early(algorithm, options);
+  run<Collective::allgather>(comm, algorithm, options, static_cast<const void*>(own), recvbuf, count, type);
+  return algorithm;
+}
+
+const Algorithm& allreduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                           const ReduceOp& op, const CollectiveOptions& options) {
+  const std::size_t n = count * size_of(type);
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, n, "recvbuf");
+  const Algorithm& algorithm = choose(comm, Collective::allreduce, n, op.commutative, options);
+  if (!is_in_place(sendbuf)) copy_bytes(recvbuf, sendbuf, n);
+  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
+  run<Collective::allreduce>(comm, algorithm, options, static_cast<const void*>(recvbuf), recvbuf, count, type,
+                             std::cref(op));
+  return algorithm;
+}
+
+const Algorithm& bcast(Comm& comm, void* buffer, std::size_t count, DataType type, int root,
+                       const CollectiveOptions& options) {
+  check_rank(comm, root, "root");
+  reject_in_place(buffer, "buffer", "as sendbuf or recvbuf");
+  check_buffer(buffer, count * size_of(type), "buffer");
+  const Algorithm& algorithm = choose(comm, Collective::bcast, count * size_of(type), true, options);
+  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
+  run<Collective::bcast>(comm, algorithm, options, buffer, count, type, root);
+  return algorithm;
+}
+
+const Algorithm& reduce(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                        const ReduceOp& op, int root, const CollectiveOptions& options) {
+  check_rank(comm, root, "root");
+  const std::size_t n = count * size_of(type);
+  const bool at_root = comm.rank() == root;
+  if (!at_root) reject_in_place(sendbuf, "sendbuf", "at the root");
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
+  if (at_root) {
+    reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+    check_buffer(recvbuf, n, "recvbuf");
+  }
+  const Algorithm& algorithm = choose(comm, Collective::reduce, n, op.commutative, options);
+  if (at_root && is_in_place(sendbuf)) sendbuf = recvbuf;
+  if (comm.size() == 1) {
+    copy_bytes(recvbuf, sendbuf, n);
+    return algorithm;
+  }
+  if (count == 0) return done_early(algorithm, options);
+  run<Collective::reduce>(comm, algorithm, options, sendbuf, recvbuf, count, type, std::cref(op), root);
+  return algorithm;
+}
+
+const Algorithm& gather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
+                        const CollectiveOptions& options) {
+  check_rank(comm, root, "root");
+  const std::size_t block = count * size_of(type);
+  const bool at_root = comm.rank() == root;
+  if (!at_root) reject_in_place(sendbuf, "sendbuf", "at the root");
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, block, "sendbuf");
+  if (at_root) {
+    reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+    check_buffer(recvbuf, static_cast<std::size_t>(comm.size()) * block, "recvbuf");
+  }
+  const Algorithm& algorithm = choose(comm, Collective::gather, block, true, options);
+  if (at_root) {
+    std::byte* own = bytes(recvbuf) + static_cast<std::size_t>(root) * block;
+    if (!is_in_place(sendbuf)) copy_bytes(own, sendbuf, block);
+    sendbuf = own;
+  }
+  if (comm.size() == 1 || block == 0) return done_early(algorithm, options);
+  run<Collective::gather>(comm, algorithm, options, sendbuf, recvbuf, count, type, root);
+  return algorithm;
+}
+
+const Algorithm& scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root,
+                         const CollectiveOptions& options) {
+  check_rank(comm, root, "root");
+  const std::size_t block = count * size_of(type);
+  const bool at_root = comm.rank() == root;
+  if (!at_root) reject_in_place(recvbuf, "recvbuf", "at the root");
+  if (!is_in_place(recvbuf)) check_buffer(recvbuf, block, "recvbuf");
+  if (at_root) {
+    reject_in_place(sendbuf, "sendbuf", "as recvbuf");
+    check_buffer(sendbuf, static_cast<std::size_t>(comm.size()) * block, "sendbuf");
+  }
+  const Algorithm& algorithm = choose(comm, Collective::scatter, block, true, options);
+  if (at_root) {
+    const std::byte* own = bytes(sendbuf) + static_cast<std::size_t>(root) * block;
+    if (is_in_place(recvbuf)) {
+      recvbuf = const_cast<std::byte*>(own);  // the algorithm's own-block copy is then a no-op
+    } else {
+      copy_bytes(recvbuf, own, block);
+    }
+  }
+  if (comm.size() == 1 || block == 0) return done_early(algorithm, options);
+  run<Collective::scatter>(comm, algorithm, options, sendbuf, recvbuf, count, type, root);
+  return algorithm;
+}
+
+const Algorithm& gatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
+                         std::span<const int> displs, DataType type, int root, const CollectiveOptions& options) {
+  check_rank(comm, root, "root");
+  check_count(sendcount, "sendcount");
+  const std::size_t es = size_of(type);
+  const bool at_root = comm.rank() == root;
+  if (!at_root) reject_in_place(sendbuf, "sendbuf", "at the root");
+  if (at_root) {
+    check_vector(comm, recvcounts, "recvcounts");
+    check_vector(comm, displs, "displs");
+    reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+    check_buffer(recvbuf, extent(recvcounts, displs) * es, "recvbuf");
+  }
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, static_cast<std::size_t>(sendcount) * es, "sendbuf");
+  const Algorithm& algorithm = choose(comm, Collective::gatherv, 0, true, options);
+  if (at_root) {
+    const auto r = static_cast<std::size_t>(root);
+    std::byte* own = bytes(recvbuf) + static_cast<std::size_t>(displs[r]) * es;
+    if (is_in_place(sendbuf)) {
+      sendcount = recvcounts[r];
+    } else if (sendcount == recvcounts[r]) {
+      copy_bytes(own, sendbuf, static_cast<std::size_t>(sendcount) * es);
+    }
+    if (sendcount == recvcounts[r]) sendbuf = own;
+  }
+  if (comm.size() == 1) {
+    if (sendcount != recvcounts[0]) {
+      throw InvalidArgument("sendcount", "is " + std::to_string(sendcount) + " but the root expects " +
+                                             std::to_string(recvcounts[0]) + " elements from itself");
+    }
+    return algorithm;
+  }
+  run<Collective::gatherv>(comm, algorithm, options, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root);
+  return algorithm;
+}
+
+const Algorithm& scatterv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
+                          void* recvbuf, int recvcount, DataType type, int root, const CollectiveOptions& options) {
+  check_rank(comm, root, "root");
+  check_count(recvcount, "recvcount");
+  const std::size_t es = size_of(type);
+  const bool at_root = comm.rank() == root;
+  if (!at_root) reject_in_place(recvbuf, "recvbuf", "at the root");
+  if (at_root) {
+    check_vector(comm, sendcounts, "sendcounts");
+    check_vector(comm, displs, "displs");
+    reject_in_place(sendbuf, "sendbuf", "as recvbuf");
+    check_buffer(sendbuf, extent(sendcounts, displs) * es, "sendbuf");
+  }
+  if (!is_in_place(recvbuf)) check_buffer(recvbuf, static_cast<std::size_t>(recvcount) * es, "recvbuf");
+  const Algorithm& algorithm = choose(comm, Collective::scatterv, 0, true, options);
+  if (at_root) {
+    const auto r = static_cast<std::size_t>(root);
+    const std::byte* own = bytes(sendbuf) + static_cast<std::size_t>(displs[r]) * es;
+    if (is_in_place(recvbuf)) {
+      recvcount = sendcounts[r];
+    } else if (recvcount == sendcounts[r]) {
+      copy_bytes(recvbuf, own, static_cast<std::size_t>(recvcount) * es);
+    }
+    if (recvcount == sendcounts[r]) recvbuf = const_cast<std::byte*>(own);
+  }
+  if (comm.size() == 1) {
+    if (recvcount != sendcounts[0]) {
+      throw InvalidArgument("recvcount", "is " + std::to_string(recvcount) + " but the root sends " +
+                                             std::to_string(sendcounts[0]) + " elements to itself");
+    }
+    return algorithm;
+  }
+  run<Collective::scatterv>(comm, algorithm, options, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root);
+  return algorithm;
+}
+
+const Algorithm& alltoall(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                          const CollectiveOptions& options) {
+  const std::size_t block = count * size_of(type);
+  const std::size_t total = static_cast<std::size_t>(comm.size()) * block;
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, total, "recvbuf");
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, total, "sendbuf");
+  const Algorithm& algorithm = choose(comm, Collective::alltoall, block, true, options);
+  std::vector<std::byte> copy;
+  if (is_in_place(sendbuf)) {
+    copy.assign(bytes(recvbuf), bytes(recvbuf) + total);
+    sendbuf = copy.data();
+  }
+  const std::size_t own = static_cast<std::size_t>(comm.rank()) * block;
+  copy_bytes(bytes(recvbuf) + own, bytes(sendbuf) + own, block);
+  if (comm.size() == 1 || block == 0) return done_early(algorithm, options);
+  run<Collective::alltoall>(comm, algorithm, options, sendbuf, recvbuf, count, type);
+  return algorithm;
+}
+
+const Algorithm& alltoallv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
+                           std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
+                           std::span<const int> rdispls, DataType type, const CollectiveOptions& options) {
+  const std::size_t es = size_of(type);
+  check_vector(comm, recvcounts, "recvcounts");
+  check_vector(comm, rdispls, "rdispls");
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, extent(recvcounts, rdispls) * es, "recvbuf");
+  std::vector<std::byte> copy;
+  if (is_in_place(sendbuf)) {  // MPI: the receive counts and displacements describe what is sent
+    copy.assign(bytes(recvbuf), bytes(recvbuf) + extent(recvcounts, rdispls) * es);
+    sendbuf = copy.data();
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+  } else {
+    check_vector(comm, sendcounts, "sendcounts");
+    check_vector(comm, sdispls, "sdispls");
+    check_buffer(sendbuf, extent(sendcounts, sdispls) * es, "sendbuf");
+  }
+  const Algorithm& algorithm = choose(comm, Collective::alltoallv, 0, true, options);
+  const auto r = static_cast<std::size_t>(comm.rank());
+  if (sendcounts[r] == recvcounts[r]) {
+    copy_bytes(bytes(recvbuf) + static_cast<std::size_t>(rdispls[r]) * es,
+               bytes(sendbuf) + static_cast<std::size_t>(sdispls[r]) * es,
+               static_cast<std::size_t>(sendcounts[r]) * es);
+  } else if (comm.size() == 1) {
+    throw InvalidArgument("sendcounts", "entry 0 (" + std::to_string(sendcounts[0]) + ") differs from recvcounts[0] (" +
+                                            std::to_string(recvcounts[0]) + ")");
+  }
+  if (comm.size() == 1) return algorithm;
+  run<Collective::alltoallv>(comm, algorithm, options, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
+                             type);
+  return algorithm;
+}
+
+}  // namespace ragged

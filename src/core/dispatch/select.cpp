@@ -1,0 +1,302 @@
+// Selection: the call's name, RAGGED_<COLLECTIVE>, the rules file, or `auto` (ragged/selection.hpp).
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "arrival/background.hpp"
+#include "plans/cost_model.hpp"
+#include "ragged/arrival.hpp"
+#include "ragged/error.hpp"
+#include "ragged/selection.hpp"
+#include "ragged/topology.hpp"
+
+namespace ragged {
+
+namespace {
+
+// ------------------------------------------------------------------ rules file
+
+/// A character iterator that counts the lines it has passed (for the line of a JSON field).
+class LineCounter {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  LineCounter() = default;
+  LineCounter(const char* at, int* line) : at_(at), line_(line) {}
+  reference operator*() const { return *at_; }
+  LineCounter& operator++() {
+    if (*at_ == '\n') ++*line_;
+    ++at_;
+    return *this;
+  }
+  LineCounter operator++(int) {
+    LineCounter old = *this;
+    ++*this;
+    return old;
+  }
+  bool operator==(const LineCounter& other) const { return at_ == other.at_; }
+
+ private:
+  const char* at_ = nullptr;
+  int* line_ = nullptr;
+};
+
+using Json = nlohmann::ordered_json;
+
+std::pair<std::size_t, std::size_t> range_of(const Json& value, const std::string& file, int line, const char* field) {
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number_unsigned() || !value[1].is_number_unsigned()) {
+    throw ConfigError(file, line, field, "must be [min, max] of two non-negative integers");
+  }
+  const auto lo = value[0].get<std::size_t>();
+  const auto hi = value[1].get<std::size_t>();
+  if (lo > hi) throw ConfigError(file, line, field, "min " + std::to_string(lo) + " > max " + std::to_string(hi));
+  return {lo, hi};
+}
+
+}  // namespace
+
+std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::string& file) {
+  int line = 1;
+  // Lines of the keys of every rule, in document order: (key, line) per rule.
+  std::vector<std::map<std::string, int>> key_lines;
+  std::map<std::string, int> collective_lines;
+  std::vector<int> rule_lines;
+  std::string collective_key;
+  const auto callback = [&](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (event == E::key && depth == 1) {
+      collective_key = parsed.get<std::string>();
+      collective_lines[collective_key] = line;
+    } else if (event == E::object_start && depth == 2) {
+      rule_lines.push_back(line);
+      key_lines.emplace_back();
+    } else if (event == E::key && depth == 3 && !key_lines.empty()) {
+      key_lines.back()[parsed.get<std::string>()] = line;
+    }
+    return true;
+  };
+  Json doc;
+  try {
+    doc = Json::parse(LineCounter(text.data(), &line), LineCounter(text.data() + text.size(), &line), callback);
+  } catch (const nlohmann::json::parse_error& e) {
+    // Count the line of the byte where parsing failed.
+    const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
+    const int error_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
+    throw ConfigError(file, error_line, "(syntax)", e.what());
+  }
+  if (!doc.is_object()) throw ConfigError(file, 1, "(top level)", "must be an object of collective names");
+  std::vector<TuningRule> rules;
+  std::size_t index = 0;
+  for (auto& [name, list] : doc.items()) {
+    const int cline = collective_lines.count(name) ? collective_lines[name] : 1;
+    Collective collective{};
+    try {
+      collective = parse_collective(name);
+    } catch (const InvalidArgument&) {
+      throw ConfigError(file, cline, name,
+                        "is not a collective (allgather, allreduce, bcast, reduce, gather, scatter, "
+                        "gatherv, scatterv, alltoall, alltoallv)");
+    }
+    if (!list.is_array()) throw ConfigError(file, cline, name, "must be an array of rules");
+    for (const Json& rule : list) {
+      if (!rule.is_object()) throw ConfigError(file, cline, name, "every rule must be an object");
+      const std::map<std::string, int> keys =
+          index < key_lines.size() ? key_lines[index] : std::map<std::string, int>{};
+      const int rline = index < rule_lines.size() ? rule_lines[index] : cline;
+      ++index;
+      const auto line_of = [&](const std::string& key) {
+        const auto it = keys.find(key);
+        return it == keys.end() ? rline : it->second;
+      };
+      TuningRule r;
+      r.collective = collective;
+      r.line = rline;
+      for (const auto& [key, value] : rule.items()) {
+        if (key == "procs") {
+          const auto [lo, hi] = range_of(value, file, line_of(key), "procs");
+          if (lo < 1 || hi > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+            throw ConfigError(file, line_of(key), "procs",
+                              "must lie in 1.." + std::to_string(std::numeric_limits<int>::max()));
+          }
+          r.min_procs = static_cast<int>(lo);
+          r.max_procs = static_cast<int>(hi);
+        } else if (key == "bytes") {
+          std::tie(r.min_bytes, r.max_bytes) = range_of(value, file, line_of(key), "bytes");
+        } else if (key == "algorithm") {
+          if (!value.is_string()) throw ConfigError(file, line_of(key), "algorithm", "must be a string");
+          r.algorithm = value.get<std::string>();
+          if (r.algorithm != "auto" && !Registry::instance().contains(collective, r.algorithm)) {
+            std::string known;
+            for (const Algorithm* a : Registry::instance().list(collective))
+              known += (known.empty() ? "" : ", ") + a->name;
+            throw ConfigError(file, line_of(key), "algorithm",
+                              "no " + name + " algorithm named '" + r.algorithm + "' (known: " + known + ", auto)");
+          }
+        } else {
+          throw ConfigError(file, line_of(key), key, "unknown field (known: procs, bytes, algorithm)");
+        }
+      }
+      if (r.algorithm.empty()) throw ConfigError(file, rline, "algorithm", "every rule needs one");
+      rules.push_back(std::move(r));
+    }
+  }
+  return rules;
+}
+
+std::string match_tuning_rule(const std::vector<TuningRule>& rules, Collective collective, int procs,
+                              std::size_t bytes) {
+  for (const TuningRule& r : rules) {
+    if (r.collective != collective) continue;
+    if (procs < r.min_procs || procs > r.max_procs) continue;
+    if (bytes < r.min_bytes || bytes > r.max_bytes) continue;
+    return r.algorithm;
+  }
+  return {};
+}
+
+std::string environment_variable(Collective collective) {
+  std::string name = "RAGGED_";
+  for (const char* c = name_of(collective); *c != '\0'; ++c) {
+    name += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+  }
+  return name;
+}
+
+namespace {
+
+/// The rules of RAGGED_TUNING_FILE, read once per file name.
+const std::vector<TuningRule>& rules_of(const std::string& file) {
+  static std::mutex mutex;
+  static std::map<std::string, std::vector<TuningRule>> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache.find(file);
+  if (it != cache.end()) return it->second;
+  std::ifstream in(file);
+  if (!in) throw ConfigError(file, 0, "RAGGED_TUNING_FILE", "cannot be opened");
+  std::stringstream text;
+  text << in.rdbuf();
+  return cache.emplace(file, parse_tuning_rules(text.str(), file)).first->second;
+}
+
+/// The link model `auto` uses: the snapshot's, a LinkModel hint, or 1 GbE-like defaults.
+CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
+  CostInput x;
+  x.procs = call.procs;
+  x.bytes = static_cast<double>(call.bytes);
+  x.alpha = 50e-6;
+  x.beta = 1.0 / 117.5e6;
+  x.gamma = 0.25e-9;
+  const LinkModel* hint = call.hints ? call.hints->get<LinkModel>() : nullptr;
+  if (snapshot != nullptr && snapshot->link().known()) hint = &snapshot->link();
+  if (hint != nullptr && hint->known()) {
+    x.alpha = hint->alpha;
+    x.beta = hint->beta;
+  }
+  return x;
+}
+
+bool two_clusters(const CallInfo& call) {
+  const ClusterLayout* layout = call.hints ? call.hints->get<ClusterLayout>() : nullptr;
+  if (layout == nullptr) return false;
+  try {
+    layout->check(call.procs);
+  } catch (const InvalidArgument&) {
+    return false;
+  }
+  return true;
+}
+
+/// Why `a` cannot run this call, or empty.
+std::string failed_restriction(const Algorithm& a, const CallInfo& call) {
+  if (a.restrictions.commutative_only && !call.commutative) return "needs a commutative operator";
+  if (a.restrictions.needs_two_clusters && !two_clusters(call)) return "needs a two-cluster layout hint";
+  return {};
+}
+
+const Algorithm& select_auto(const CallInfo& call) {
+  const Registry& registry = Registry::instance();
+  const ArrivalSnapshot* snapshot = call.hints ? call.hints->get<ArrivalSnapshot>() : nullptr;
+  if (snapshot != nullptr && snapshot->size() != call.procs) snapshot = nullptr;
+  CostInput x = cost_input(call, snapshot);
+  // seed 000 §2: imbalanced when omega / tau >= 1, arrivals before known_at counted as known_at.
+  const bool imbalanced = snapshot != nullptr && call.bytes != 0 && !snapshot->balanced(call.bytes);
+  if (imbalanced) {
+    const internal::StepPlanInput in = internal::step_plan_input(snapshot, call.procs, call.bytes);
+    const auto [lo, hi] = std::minmax_element(in.arrivals.begin(), in.arrivals.end());
+    x.omega = *hi - *lo;
+  }
+  const Algorithm* best = nullptr;
+  double best_cost = std::numeric_limits<double>::infinity();
+  for (const Algorithm* a : registry.list(call.collective, call.backend)) {
+    if (a->cost == nullptr || !a->restrictions.backend.empty()) continue;
+    if (a->restrictions.needs_arrival != imbalanced) continue;
+    if (!failed_restriction(*a, call).empty()) continue;
+    const double c = a->cost(x);
+    if (c < best_cost) {
+      best = a;
+      best_cost = c;
+    }
+  }
+  if (best == nullptr) {  // nothing with a model fits: the first listed algorithm that can run
+    for (const Algorithm* a : registry.list(call.collective, call.backend)) {
+      if (failed_restriction(*a, call).empty()) return *a;
+    }
+    throw InvalidArgument("algorithm", std::string("no ") + name_of(call.collective) + " algorithm can run this call");
+  }
+  return *best;
+}
+
+}  // namespace
+
+Selection select_algorithm(const CallInfo& call, std::string_view requested) {
+  Selection s;
+  s.requested = std::string(requested);
+  s.source = "call";
+  if (s.requested.empty()) {
+    const std::string variable = environment_variable(call.collective);
+    if (const char* env = std::getenv(variable.c_str()); env != nullptr && *env != '\0') {
+      s.requested = env;
+      s.source = "environment";
+    } else if (const char* file = std::getenv("RAGGED_TUNING_FILE"); file != nullptr && *file != '\0') {
+      s.requested = match_tuning_rule(rules_of(file), call.collective, call.procs, call.bytes);
+      s.source = "rules";
+    }
+  }
+  if (s.requested.empty() || s.requested == "auto") {
+    if (s.requested.empty()) s.source = "auto";
+    s.requested = "auto";
+    s.algorithm = &select_auto(call);
+    return s;
+  }
+  const Registry& registry = Registry::instance();
+  const Algorithm& chosen = registry.find(call.collective, s.requested);
+  if (!chosen.restrictions.backend.empty() && chosen.restrictions.backend != call.backend) {
+    throw InvalidArgument("algorithm", std::string(name_of(call.collective)) + " '" + chosen.name +
+                                           "' runs only on the " + chosen.restrictions.backend + " backend, not on " +
+                                           call.backend);
+  }
+  s.algorithm = &chosen;
+  const std::string why = failed_restriction(chosen, call);
+  if (!why.empty()) {
+    if (chosen.restrictions.fallback.empty()) {
+      throw InvalidArgument("algorithm", std::string(name_of(call.collective)) + " '" + chosen.name + "' " + why);
+    }
+    s.algorithm = &registry.find(call.collective, chosen.restrictions.fallback);
+    s.fallback_reason = why;
+  }
+  return s;
+}
+
+}  // namespace ragged

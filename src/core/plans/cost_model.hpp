@@ -1,0 +1,117 @@
+// Alpha-beta(-gamma) cost models of the core algorithms, as docs/algorithms/ states them, for
+// `auto` selection (src/core/dispatch/select.cpp). Pure functions of values every rank shares.
+//
+//   p = procs, m = bytes (one rank's block, or the whole vector for allreduce/bcast/reduce),
+//   L = ceil(log2 p), alpha per message, beta per byte, gamma per byte reduced.
+//
+// The arrival-aware models (bdr, bgd, bslb, bsls, sls) give the time an algorithm still needs
+// after the last process arrived, in seed 000's step model (one segment of m bytes takes
+// tau = alpha + m beta between two processes): k = min(p - 1, floor(omega / tau)) steps fit
+// between the first and the last arrival.
+//   bdr:  its pre-steps carry only each rank's own segment, and the last rank's segment still
+//         travels the whole ring after it arrives: (p - 1) tau, the ring's (docs/algorithms/bdr.md).
+//   bgd:  fills the pre-steps with forwarding, so at most p - 1 - k steps remain, and never fewer
+//         than the L steps the last segment needs to reach everyone: max(L, p - 1 - k) tau.
+//   bslb: the last block reaches rank 0 (tau), then a binomial broadcast of p m bytes.
+//   bsls, sls: the last block reaches the root: tau (sls adds the root's signal: + alpha).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "ragged/registry.hpp"
+
+namespace ragged::plans::cost {
+
+/// ceil(log2 p) for p >= 1.
+inline double log2_ceil(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+inline double tau(const CostInput& x) { return x.alpha + x.bytes * x.beta; }
+/// Steps that fit between the first and the last arrival.
+inline double pre_steps(const CostInput& x) {
+  const double t = tau(x);
+  if (!(t > 0)) return x.procs - 1;
+  return std::min<double>(x.procs - 1, std::floor(x.omega / t));
+}
+
+// allgather (m = one rank's block)
+inline double allgather_ring(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double allgather_nex(const CostInput& x) {
+  if (x.procs % 2 != 0) return allgather_ring(x);
+  return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+inline double allgather_lnbc(const CostInput& x) {
+  return (x.procs - 1) * tau(x) + log2_ceil(x.procs) * (x.alpha + x.procs * x.bytes * x.beta);
+}
+inline double allgather_bruck(const CostInput& x) {
+  return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double allgather_bgd(const CostInput& x) {
+  return std::max(log2_ceil(x.procs), x.procs - 1 - pre_steps(x)) * tau(x);
+}
+inline double allgather_bslb(const CostInput& x) {
+  return tau(x) + log2_ceil(x.procs) * (x.alpha + x.procs * x.bytes * x.beta);
+}
+
+// allreduce (m = the whole vector)
+inline double allreduce_ring(const CostInput& x) {
+  const double p = x.procs;
+  return 2 * (p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma;
+}
+inline double allreduce_rabenseifner(const CostInput& x) {
+  const double p = x.procs;
+  const double l = log2_ceil(x.procs);
+  // a non-power-of-two p folds first: one more exchange of the whole vector
+  const bool pow2 = (x.procs & (x.procs - 1)) == 0;
+  const double fold = pow2 ? 0 : 2 * (x.alpha + x.bytes * x.beta) + x.bytes * x.gamma;
+  return 2 * l * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma + fold;
+}
+inline double allreduce_recursive_doubling(const CostInput& x) {
+  const bool pow2 = (x.procs & (x.procs - 1)) == 0;
+  const double steps = log2_ceil(x.procs) + (pow2 ? 0 : 1);
+  return steps * (x.alpha + x.bytes * x.beta + x.bytes * x.gamma);
+}
+inline double allreduce_pipelined_linear(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double s = std::min(segment, x.bytes);
+  // down the chain and back up: 2 (p - 1 + segments - 1) steps of one segment
+  return 2 * (x.procs - 1 + segments - 1) * (x.alpha + s * x.beta) + (x.procs - 1 + segments - 1) * s * x.gamma;
+}
+inline double allreduce_reduce_bcast(const CostInput& x) {
+  const double l = log2_ceil(x.procs);
+  return 2 * l * (x.alpha + x.bytes * x.beta) + l * x.bytes * x.gamma;
+}
+
+// bcast and reduce (m = the whole vector)
+inline double bcast_binomial(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
+inline double bcast_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
+
+// gather and scatter (m = one rank's block)
+inline double gather_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double gather_binomial(const CostInput& x) {
+  return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+inline double gather_bsls(const CostInput& x) { return tau(x); }
+inline double gather_sls(const CostInput& x) { return x.alpha + tau(x); }
+inline double scatter_linear(const CostInput& x) { return gather_linear(x); }
+inline double scatter_binomial(const CostInput& x) { return gather_binomial(x); }
+
+// gatherv, scatterv, alltoallv: ranks do not share the sizes, so only the latency terms count.
+inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }
+inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.alpha; }
+
+// alltoall (m = one block)
+inline double alltoall_linear(const CostInput& x) { return x.alpha + (x.procs - 1) * x.bytes * x.beta; }
+inline double alltoall_pairwise(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double alltoall_bruck(const CostInput& x) {
+  return log2_ceil(x.procs) * x.alpha + x.procs / 2.0 * log2_ceil(x.procs) * x.bytes * x.beta;
+}
+
+}  // namespace ragged::plans::cost

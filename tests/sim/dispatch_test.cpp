@@ -1,0 +1,259 @@
+// Dispatch on the sim backend: a non-commutative operator through every allreduce and reduce
+// algorithm forced by RAGGED_ALLREDUCE / RAGGED_REDUCE gives the exact rank-order product;
+// a fallback is said once per communicator; arguments are checked once, naming the argument;
+// the typed API; `auto` with an arrival snapshot.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ragged/api.hpp"
+#include "ragged/arrival.hpp"
+#include "ragged/collectives.hpp"
+#include "ragged/error.hpp"
+#include "ragged/registry.hpp"
+#include "ragged/sim.hpp"
+#include "support/check.hpp"
+#include "support/matrix_op.hpp"
+
+namespace ragged {
+namespace {
+
+sim::Config config(int procs) { return sim::Config{.platform = "cluster-1gbe-48", .procs = procs}; }
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) {
+      old_ = old;
+      had_ = true;
+    }
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) {
+      ::setenv(name_.c_str(), old_.c_str(), 1);
+    } else {
+      ::unsetenv(name_.c_str());
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+std::vector<std::string> names_of(Collective c) {
+  std::vector<std::string> out;
+  for (const Algorithm* a : Registry::instance().list(c, "sim")) out.push_back(a->name);
+  return out;
+}
+
+TEST(SimDispatch, NonCommutativeAllreduceIsTheRankOrderProductForEveryForcedAlgorithm) {
+  const ReduceOp op = test::matrix_product();
+  for (const std::string& name : names_of(Collective::allreduce)) {
+    const ScopedEnv env("RAGGED_ALLREDUCE", name);
+    for (const int procs : {1, 2, 3, 4, 5, 7, 8, 13}) {
+      for (const std::size_t matrices : {std::size_t{1}, std::size_t{3}, std::size_t{17}, std::size_t{9000}}) {
+        const std::vector<std::int32_t> want = test::rank_order_product(procs, matrices);
+        sim::run(config(procs), [&](Comm& comm) {
+          const std::vector<std::int32_t> mine = test::matrices_of(comm.rank(), matrices);
+          std::vector<std::int32_t> got(mine.size());
+          const Algorithm& ran = allreduce(comm, mine.data(), got.data(), got.size(), DataType::int32, op);
+          RAGGED_CHECK(!ran.restrictions.commutative_only);
+          RAGGED_CHECK(ran.name == name ||
+                       Registry::instance().find(Collective::allreduce, name).restrictions.fallback == ran.name);
+          RAGGED_CHECK(got == want);
+          // in place too
+          std::vector<std::int32_t> buffer = mine;
+          (void)allreduce(comm, in_place, buffer.data(), buffer.size(), DataType::int32, op);
+          RAGGED_CHECK(buffer == want);
+        });
+      }
+    }
+  }
+}
+
+TEST(SimDispatch, NonCommutativeReduceIsTheRankOrderProductAtEveryRoot) {
+  const ReduceOp op = test::matrix_product();
+  for (const std::string& name : names_of(Collective::reduce)) {
+    const ScopedEnv env("RAGGED_REDUCE", name);
+    for (const int procs : {1, 2, 3, 5, 8, 13}) {
+      for (const std::size_t matrices : {std::size_t{1}, std::size_t{5}, std::size_t{4000}}) {
+        const std::vector<std::int32_t> want = test::rank_order_product(procs, matrices);
+        for (int root = 0; root < procs; root += std::max(1, procs / 3)) {
+          sim::run(config(procs), [&](Comm& comm) {
+            const std::vector<std::int32_t> mine = test::matrices_of(comm.rank(), matrices);
+            std::vector<std::int32_t> got(mine.size());
+            (void)reduce(comm, mine.data(), got.data(), got.size(), DataType::int32, op, root);
+            if (comm.rank() == root) RAGGED_CHECK(got == want);
+          });
+        }
+      }
+    }
+  }
+}
+
+TEST(SimDispatch, AFallbackIsSaidOncePerCommunicator) {
+  const ReduceOp op = test::matrix_product();
+  testing::internal::CaptureStderr();
+  sim::run(config(4), [&](Comm& comm) {
+    for (int call = 0; call < 3; ++call) {
+      const std::vector<std::int32_t> mine = test::matrices_of(comm.rank(), 2);
+      std::vector<std::int32_t> got(mine.size());
+      CollectiveOptions options;
+      options.algorithm = "ring";
+      RAGGED_CHECK_EQ(allreduce(comm, mine.data(), got.data(), got.size(), DataType::int32, op, options).name,
+                      std::string("reduce_bcast"));
+    }
+  });
+  const std::string said = testing::internal::GetCapturedStderr();
+  const std::string line = "allreduce 'ring' needs a commutative operator; running 'reduce_bcast' instead";
+  const std::size_t first = said.find(line);
+  ASSERT_NE(first, std::string::npos) << said;
+  EXPECT_EQ(said.find(line, first + 1), std::string::npos) << "said more than once:\n" << said;
+}
+
+std::string argument_of(const std::function<void(Comm&)>& body, int procs = 3) {
+  std::string argument;
+  try {
+    sim::run(config(procs), [&](Comm& comm) {
+      try {
+        body(comm);
+      } catch (const InvalidArgument& e) {
+        if (comm.rank() == 0) argument = e.argument();
+        throw;
+      }
+    });
+  } catch (const InvalidArgument&) {
+  }
+  return argument;
+}
+
+TEST(SimDispatch, BadArgumentsAreRefusedOnceNamingTheArgument) {
+  std::vector<std::int32_t> buf(64);
+  EXPECT_EQ(argument_of([&](Comm& c) { (void)allgather(c, buf.data(), nullptr, 4, DataType::int32); }), "recvbuf");
+  EXPECT_EQ(argument_of([&](Comm& c) { (void)allgather(c, nullptr, buf.data(), 4, DataType::int32); }), "sendbuf");
+  EXPECT_EQ(argument_of([&](Comm& c) { (void)bcast(c, buf.data(), 4, DataType::int32, 3); }), "root");
+  EXPECT_EQ(argument_of([&](Comm& c) { (void)bcast(c, buf.data(), 4, DataType::int32, -1); }), "root");
+  EXPECT_EQ(argument_of([&](Comm& c) { (void)gather(c, in_place, buf.data(), 4, DataType::int32, 1); }), "sendbuf");
+  EXPECT_EQ(argument_of([&](Comm& c) {
+              const std::vector<int> counts{1, 1};
+              const std::vector<int> displs{0, 1, 2};
+              (void)gatherv(c, buf.data(), 1, buf.data(), counts, displs, DataType::int32, 0);
+            }),
+            "recvcounts");
+  EXPECT_EQ(argument_of([&](Comm& c) {
+              const std::vector<int> counts{1, -1, 1};
+              const std::vector<int> displs{0, 1, 2};
+              (void)alltoallv(c, buf.data(), counts, displs, buf.data(), counts, displs, DataType::int32);
+            }),
+            "recvcounts");
+  EXPECT_EQ(argument_of([&](Comm& c) {
+              CollectiveOptions o;
+              o.algorithm = "no-such";
+              (void)allreduce(c, buf.data(), buf.data() + 8, 4, DataType::int32, ReduceOp::sum(), o);
+            }),
+            "algorithm");
+}
+
+TEST(SimDispatch, TypedApiDeducesTheTypeAndChecksSizes) {
+  sim::run(config(5), [](Comm& comm) {
+    const int p = comm.size();
+    std::vector<double> in(3, comm.rank() + 1.0);
+    std::vector<double> out(3);
+    (void)allreduce(comm, std::span<const double>(in), std::span<double>(out), ReduceOp::sum(), {.algorithm = "auto"});
+    RAGGED_CHECK(out == std::vector<double>(3, p * (p + 1) / 2.0));
+
+    std::vector<std::int64_t> all(static_cast<std::size_t>(2 * p));
+    const std::vector<std::int64_t> mine{comm.rank(), 10 + comm.rank()};
+    (void)allgather(comm, std::span<const std::int64_t>(mine), std::span<std::int64_t>(all), {.algorithm = "ring"});
+    for (int r = 0; r < p; ++r) {
+      RAGGED_CHECK_EQ(all[static_cast<std::size_t>(2 * r)], r);
+      RAGGED_CHECK_EQ(all[static_cast<std::size_t>(2 * r + 1)], 10 + r);
+    }
+    std::vector<float> block(4, static_cast<float>(comm.rank()));
+    (void)bcast(comm, std::span<float>(block), 2);
+    RAGGED_CHECK(block == std::vector<float>(4, 2.0f));
+
+    std::vector<std::int32_t> send(static_cast<std::size_t>(p)), recv(static_cast<std::size_t>(p));
+    for (int j = 0; j < p; ++j) send[static_cast<std::size_t>(j)] = comm.rank() * 100 + j;
+    (void)alltoall(comm, std::span<const std::int32_t>(send), std::span<std::int32_t>(recv));
+    for (int i = 0; i < p; ++i) RAGGED_CHECK_EQ(recv[static_cast<std::size_t>(i)], i * 100 + comm.rank());
+
+    bool refused = false;
+    try {
+      std::vector<double> short_out(2);
+      (void)allreduce(comm, std::span<const double>(in), std::span<double>(short_out), ReduceOp::sum());
+    } catch (const InvalidArgument& e) {
+      refused = e.argument() == "out";
+    }
+    RAGGED_CHECK(refused);
+  });
+}
+
+TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
+  for (const Algorithm* a : Registry::instance().all()) {
+    if (!a->restrictions.backend.empty()) continue;
+    for (const int procs : {1, 3}) {
+      sim::run(config(procs), [&](Comm& comm) {
+        CollectiveOptions o;
+        o.algorithm = a->name;
+        std::vector<std::int32_t> send(8, comm.rank() + 1), recv(8, -1);
+        const std::vector<int> zeros(static_cast<std::size_t>(procs), 0);
+        const std::vector<int> ones(static_cast<std::size_t>(procs), 1);
+        std::vector<int> displs(static_cast<std::size_t>(procs));
+        for (int i = 0; i < procs; ++i) displs[static_cast<std::size_t>(i)] = i;
+        switch (a->collective) {
+          case Collective::allgather:
+            (void)allgather(comm, send.data(), recv.data(), 0, DataType::int32, o);
+            if (procs == 1) {
+              (void)allgather(comm, send.data(), recv.data(), 2, DataType::int32, o);
+              RAGGED_CHECK_EQ(recv[1], 1);
+            }
+            break;
+          case Collective::allreduce:
+            (void)allreduce(comm, send.data(), recv.data(), 0, DataType::int32, ReduceOp::sum(), o);
+            break;
+          case Collective::bcast:
+            (void)bcast(comm, send.data(), 0, DataType::int32, procs - 1, o);
+            break;
+          case Collective::reduce:
+            (void)reduce(comm, send.data(), recv.data(), 0, DataType::int32, ReduceOp::sum(), 0, o);
+            break;
+          case Collective::gather:
+            (void)gather(comm, send.data(), recv.data(), 0, DataType::int32, 0, o);
+            break;
+          case Collective::scatter:
+            (void)scatter(comm, send.data(), recv.data(), 0, DataType::int32, 0, o);
+            break;
+          case Collective::gatherv:
+            (void)gatherv(comm, send.data(), 0, recv.data(), zeros, displs, DataType::int32, 0, o);
+            break;
+          case Collective::scatterv:
+            (void)scatterv(comm, send.data(), zeros, displs, recv.data(), 0, DataType::int32, 0, o);
+            break;
+          case Collective::alltoall:
+            (void)alltoall(comm, send.data(), recv.data(), 0, DataType::int32, o);
+            break;
+          case Collective::alltoallv:
+            (void)alltoallv(comm, send.data(), zeros, displs, recv.data(), zeros, displs, DataType::int32, o);
+            if (procs == 1) {
+              (void)alltoallv(comm, send.data(), ones, displs, recv.data(), ones, displs, DataType::int32, o);
+              RAGGED_CHECK_EQ(recv[0], 1);
+            }
+            break;
+        }
+      });
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ragged

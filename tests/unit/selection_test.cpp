@@ -1,0 +1,289 @@
+// Selection (ragged/selection.hpp): names, the environment, the rules file, `auto`, and the
+// fallback when a forced algorithm's restrictions fail. Pure: no communication.
+#include "ragged/selection.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "plans/cost_model.hpp"
+#include "ragged/arrival.hpp"
+#include "ragged/error.hpp"
+#include "ragged/topology.hpp"
+
+namespace ragged {
+namespace {
+
+/// Sets an environment variable for the scope of one test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_.empty()) {
+      ::unsetenv(name_.c_str());
+    } else {
+      ::setenv(name_.c_str(), old_.c_str(), 1);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::string old_;
+};
+
+CallInfo call_of(Collective c, int procs, std::size_t bytes, const Hints* hints = nullptr, bool commutative = true) {
+  CallInfo call;
+  call.collective = c;
+  call.procs = procs;
+  call.bytes = bytes;
+  call.commutative = commutative;
+  call.hints = hints;
+  call.backend = "sim";
+  return call;
+}
+
+TEST(Selection, EnvironmentVariablesFollowMpiConventions) {
+  EXPECT_EQ(environment_variable(Collective::allgather), "RAGGED_ALLGATHER");
+  EXPECT_EQ(environment_variable(Collective::alltoallv), "RAGGED_ALLTOALLV");
+}
+
+TEST(Selection, TheCallsNameWinsOverTheEnvironment) {
+  const ScopedEnv env("RAGGED_ALLGATHER", "bruck");
+  EXPECT_EQ(select_algorithm(call_of(Collective::allgather, 8, 64), "ring").algorithm->name, "ring");
+  const Selection s = select_algorithm(call_of(Collective::allgather, 8, 64), "");
+  EXPECT_EQ(s.algorithm->name, "bruck");
+  EXPECT_EQ(s.source, "environment");
+}
+
+TEST(Selection, UnknownNamesAreInvalidArgumentsNamingTheAlgorithm) {
+  try {
+    (void)select_algorithm(call_of(Collective::allreduce, 4, 64), "no-such");
+    FAIL() << "accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "algorithm");
+  }
+  const ScopedEnv env("RAGGED_ALLREDUCE", "no-such");
+  EXPECT_THROW((void)select_algorithm(call_of(Collective::allreduce, 4, 64), ""), InvalidArgument);
+}
+
+TEST(Selection, ANonCommutativeOperatorTurnsEveryCommutativeOnlyAllreduceIntoReduceBcast) {
+  for (const Algorithm* a : Registry::instance().list(Collective::allreduce, "sim")) {
+    const Selection s = select_algorithm(call_of(Collective::allreduce, 5, 64, nullptr, false), a->name);
+    if (a->restrictions.commutative_only) {
+      EXPECT_EQ(s.algorithm->name, "reduce_bcast") << a->name;
+      EXPECT_FALSE(s.fallback_reason.empty()) << a->name;
+      EXPECT_FALSE(s.algorithm->restrictions.commutative_only);
+    } else {
+      EXPECT_EQ(s.algorithm->name, a->name);
+      EXPECT_TRUE(s.fallback_reason.empty());
+    }
+  }
+  // auto never picks a commutative-only algorithm for a non-commutative operator
+  EXPECT_FALSE(select_algorithm(call_of(Collective::allreduce, 16, 1 << 20, nullptr, false), "auto")
+                   .algorithm->restrictions.commutative_only);
+}
+
+TEST(Selection, TwoClusterAlgorithmsFallBackWithoutALayout) {
+  EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 6, 64), "lg").algorithm->name, "pairwise");
+  Hints hints;
+  hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::split_at(2, 4)));
+  EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 6, 64, &hints), "lg").algorithm->name, "lg");
+  // a layout of another size does not describe this call
+  EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 7, 64, &hints), "lg").algorithm->name, "pairwise");
+}
+
+TEST(Selection, BackendAlgorithmsAreRefusedElsewhere) {
+  Registry& r = Registry::instance();
+  if (!r.contains(Collective::bcast, "unit_mpi_only")) {
+    Restrictions only_mpi;
+    only_mpi.backend = "mpi";
+    r.add(make_algorithm<Collective::bcast>(
+        "unit_mpi_only", "test entry", only_mpi,
+        std::get<static_cast<std::size_t>(Collective::bcast)>(r.find(Collective::bcast, "binomial").fn)));
+  }
+  EXPECT_THROW((void)select_algorithm(call_of(Collective::bcast, 4, 8), "unit_mpi_only"), InvalidArgument);
+}
+
+TEST(Selection, AutoPicksTheCheapestRegularAlgorithmByItsCostModel) {
+  CostInput x;
+  x.alpha = 50e-6;
+  x.beta = 1.0 / 117.5e6;
+  x.gamma = 0.25e-9;
+  for (const Collective c : all_collectives) {
+    for (const int procs : {2, 5, 16, 28}) {
+      for (const std::size_t bytes : {std::size_t{4}, std::size_t{37449}, std::size_t{64} << 20}) {
+        const Algorithm& chosen = *select_algorithm(call_of(c, procs, bytes), "auto").algorithm;
+        EXPECT_FALSE(chosen.restrictions.needs_arrival) << name_of(c) << " " << chosen.name;
+        if (chosen.cost == nullptr) continue;
+        x.procs = procs;
+        x.bytes = static_cast<double>(bytes);
+        for (const Algorithm* a : Registry::instance().list(c, "sim")) {
+          if (a->cost == nullptr || a->restrictions.needs_arrival || a->restrictions.needs_two_clusters) continue;
+          EXPECT_LE(chosen.cost(x), a->cost(x))
+              << name_of(c) << " P=" << procs << " bytes=" << bytes << ": " << chosen.name << " over " << a->name;
+        }
+      }
+    }
+  }
+  // tiny blocks: Bruck's log2 P steps; the ring's P - 1 latencies never win at 28 ranks
+  EXPECT_EQ(select_algorithm(call_of(Collective::allgather, 28, 4), "auto").algorithm->name, "bruck");
+  EXPECT_NE(select_algorithm(call_of(Collective::allgather, 28, 37449), "auto").algorithm->name, "ring");
+  // allreduce: small vectors by recursive doubling, large ones by a bandwidth-optimal algorithm
+  EXPECT_EQ(select_algorithm(call_of(Collective::allreduce, 16, 8), "auto").algorithm->name, "recursive_doubling");
+  const std::string large = select_algorithm(call_of(Collective::allreduce, 16, 64 << 20), "auto").algorithm->name;
+  EXPECT_TRUE(large == "ring" || large == "rabenseifner") << large;
+}
+
+TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
+  const LinkModel link{50e-6, 1.0 / 117.5e6};
+  const std::size_t block = 37449;  // tau ~ 0.37 ms
+  std::vector<double> late(28, 0.0);
+  late[27] = 5e-3;  // omega = 5 ms: omega / tau >= 1
+  Hints imbalanced;
+  imbalanced.set(std::make_shared<const ArrivalSnapshot>(late, link));
+  const Selection s = select_algorithm(call_of(Collective::allgather, 28, block, &imbalanced), "auto");
+  EXPECT_TRUE(s.algorithm->restrictions.needs_arrival) << s.algorithm->name;
+  EXPECT_EQ(s.algorithm->name, "bgd");
+
+  std::vector<double> close(28, 0.0);
+  close[27] = 1e-4;  // omega < tau: balanced
+  Hints balanced;
+  balanced.set(std::make_shared<const ArrivalSnapshot>(close, link));
+  const std::string regular = select_algorithm(call_of(Collective::allgather, 28, block), "auto").algorithm->name;
+  EXPECT_EQ(select_algorithm(call_of(Collective::allgather, 28, block, &balanced), "auto").algorithm->name, regular);
+  // a snapshot of another communicator size is ignored
+  EXPECT_FALSE(select_algorithm(call_of(Collective::allgather, 16, block, &imbalanced), "auto")
+                   .algorithm->restrictions.needs_arrival);
+}
+
+TEST(CostModels, ArrivalAwareModelsFollowTheStepModel) {
+  CostInput x;
+  x.procs = 28;
+  x.bytes = 37449;
+  x.alpha = 50e-6;
+  x.beta = 1.0 / 117.5e6;
+  const double tau = plans::cost::tau(x);
+  EXPECT_DOUBLE_EQ(plans::cost::allgather_bgd(x), 27 * tau);  // no imbalance: every step remains
+  x.omega = 10 * tau + tau / 2;                               // ten pre-steps fit
+  EXPECT_DOUBLE_EQ(plans::cost::allgather_bgd(x), 17 * tau);
+  EXPECT_DOUBLE_EQ(plans::cost::allgather_bdr(x), 27 * tau);  // pre-steps carry only own segments
+  x.omega = 1;                                                // everything but the last spread fits
+  EXPECT_DOUBLE_EQ(plans::cost::allgather_bgd(x), 5 * tau);   // ceil(log2 28) = 5
+  EXPECT_EQ(plans::cost::log2_ceil(1), 0);
+  EXPECT_EQ(plans::cost::log2_ceil(5), 3);
+  EXPECT_EQ(plans::cost::log2_ceil(8), 3);
+}
+
+// ------------------------------------------------------------------ rules file
+
+TEST(TuningRules, FirstMatchingRuleWins) {
+  const auto rules = parse_tuning_rules(R"({
+  "allreduce": [
+    {"procs": [1, 8], "bytes": [0, 65536], "algorithm": "recursive_doubling"},
+    {"bytes": [65537, 1099511627776], "algorithm": "ring"},
+    {"algorithm": "auto"}
+  ],
+  "allgather": [{"procs": [2, 64], "algorithm": "bruck"}]
+})",
+                                        "rules.json");
+  ASSERT_EQ(rules.size(), 4U);
+  EXPECT_EQ(rules[1].line, 4);
+  EXPECT_EQ(match_tuning_rule(rules, Collective::allreduce, 4, 1024), "recursive_doubling");
+  EXPECT_EQ(match_tuning_rule(rules, Collective::allreduce, 16, 1024), "auto");
+  EXPECT_EQ(match_tuning_rule(rules, Collective::allreduce, 16, 1 << 20), "ring");
+  EXPECT_EQ(match_tuning_rule(rules, Collective::allgather, 1, 8), "");
+  EXPECT_EQ(match_tuning_rule(rules, Collective::allgather, 2, 8), "bruck");
+  EXPECT_EQ(match_tuning_rule(rules, Collective::bcast, 2, 8), "");
+}
+
+void expect_config_error(const std::string& text, int line, const std::string& field) {
+  try {
+    (void)parse_tuning_rules(text, "bad.json");
+    ADD_FAILURE() << "accepted: " << text;
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "bad.json");
+    EXPECT_EQ(e.line(), line) << e.what();
+    EXPECT_EQ(e.field(), field) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bad.json:" + std::to_string(line)), std::string::npos) << e.what();
+  }
+}
+
+TEST(TuningRules, MalformedFilesNameTheFileTheLineAndTheField) {
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"no-such\"}\n  ]\n}", 3, "algorithm");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\",\n     \"procs\": [8, 2]}\n  ]\n}", 4,
+                      "procs");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\",\n     \"bytes\": \"many\"}\n  ]\n}", 4,
+                      "bytes");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algo\": \"ring\"}\n  ]\n}", 3, "algo");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"procs\": [1, 2]}\n  ]\n}", 3, "algorithm");
+  expect_config_error("{\n\n  \"allreduse\": []\n}", 3, "allreduse");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\",}\n  ]\n}", 3, "(syntax)");
+}
+
+TEST(TuningRules, TheFileNamedByTheEnvironmentSelects) {
+  const std::string path = ::testing::TempDir() + "ragged_rules_test.json";
+  {
+    std::ofstream out(path);
+    out << R"({"bcast": [{"procs": [1, 4], "algorithm": "linear"}, {"algorithm": "binomial"}]})";
+  }
+  const ScopedEnv clear("RAGGED_BCAST", nullptr);
+  const ScopedEnv file("RAGGED_TUNING_FILE", path.c_str());
+  Selection s = select_algorithm(call_of(Collective::bcast, 3, 8), "");
+  EXPECT_EQ(s.algorithm->name, "linear");
+  EXPECT_EQ(s.source, "rules");
+  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 9, 8), "").algorithm->name, "binomial");
+  {
+    const ScopedEnv env("RAGGED_BCAST", "binomial");  // the environment wins over the file
+    EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 3, 8), "").algorithm->name, "binomial");
+  }
+}
+
+TEST(TuningRules, AMissingFileIsAConfigErrorNamingIt) {
+  const ScopedEnv clear("RAGGED_GATHER", nullptr);
+  const ScopedEnv file("RAGGED_TUNING_FILE", "/nonexistent/ragged-rules.json");
+  try {
+    (void)select_algorithm(call_of(Collective::gather, 3, 8), "");
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "/nonexistent/ragged-rules.json");
+  }
+}
+
+// ------------------------------------------------------------------ context
+
+TEST(TagBlock, SubBlocksStayInsideTheirBlock) {
+  const TagBlock block(10000, 64);
+  EXPECT_EQ(block[0], 10000);
+  EXPECT_EQ(block[63], 10063);
+  EXPECT_THROW((void)block[64], InvalidArgument);
+  const TagBlock sub = block.sub(32, 32);
+  EXPECT_EQ(sub[0], 10032);
+  EXPECT_THROW((void)block.sub(40, 32), InvalidArgument);
+  EXPECT_THROW((void)TagBlock(max_tag, 2), InvalidArgument);
+}
+
+TEST(Hints, OneValuePerType) {
+  Hints hints;
+  EXPECT_EQ(hints.get<ClusterLayout>(), nullptr);
+  auto layout = std::make_shared<const ClusterLayout>(ClusterLayout::split_at(1, 2));
+  hints.set(layout);
+  EXPECT_EQ(hints.get<ClusterLayout>(), layout.get());
+  EXPECT_EQ(hints.get<ArrivalSnapshot>(), nullptr);
+  hints.erase<ClusterLayout>();
+  EXPECT_EQ(hints.get<ClusterLayout>(), nullptr);
+}
+
+}  // namespace
+}  // namespace ragged
