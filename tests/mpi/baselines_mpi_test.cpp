@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
@@ -29,6 +30,7 @@
 #include "ragged/error.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/registry.hpp"
+#include "support/matrix_op.hpp"
 #include "support/patterns.hpp"
 
 namespace ragged::mpitest {
@@ -56,6 +58,11 @@ void bor_int32(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
 // x op y = x: associative, not commutative; the reduction over ranks 0..P-1 yields rank 0's value.
 void left_int32(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
   std::memcpy(inout, in, static_cast<std::size_t>(*len) * sizeof(std::int32_t));
+}
+
+// 2x2 integer matrix product (tests/support/matrix_op.hpp) as an MPI_Op: non-commutative.
+void matrix_int32(void* in, void* inout, int* len, MPI_Datatype* /*type*/) {
+  test::matrix_product().custom(in, inout, static_cast<std::size_t>(*len), DataType::int32);
 }
 
 enum class Values { distinct, pattern, ones_and_twos };
@@ -451,6 +458,57 @@ void sweep(const Algorithm& alg, const Algorithm& native, const std::vector<OpCa
   tally.skipped += mine.skipped;
 }
 
+/// Every allreduce and reduce algorithm, native included, forced by RAGGED_ALLREDUCE /
+/// RAGGED_REDUCE (not by name in the call), with a non-commutative MPI_Op: the exact rank-order
+/// product of 2x2 integer matrices, at every root.
+void check_matrix_product(MPI_Op matrix, Tally& tally) {
+  const int rank = mpitest::world_rank();
+  const int procs = mpitest::world_size();
+  const auto comm = mpi::make_comm(MPI_COMM_WORLD);
+  const ReduceOp op = mpi::from_mpi(matrix);
+  const Registry& registry = Registry::instance();
+  for (const Collective c : {Collective::allreduce, Collective::reduce}) {
+    const std::string variable = c == Collective::allreduce ? "RAGGED_ALLREDUCE" : "RAGGED_REDUCE";
+    for (const Algorithm* alg : registry.list(c, "mpi")) {
+      ::setenv(variable.c_str(), alg->name.c_str(), 1);
+      long passed = 0;
+      long failed = 0;
+      std::string ran;
+      for (const std::size_t matrices : {std::size_t{1}, std::size_t{7}, std::size_t{5000}}) {
+        const std::vector<std::int32_t> want = test::rank_order_product(procs, matrices);
+        const std::vector<std::int32_t> mine = test::matrices_of(rank, matrices);
+        for (int root = 0; root < (c == Collective::reduce ? procs : 1); ++root) {
+          std::vector<std::int32_t> got(mine.size(), -1);
+          bool ok = true;
+          try {
+            const Algorithm& a = c == Collective::allreduce
+                                     ? allreduce(*comm, mine.data(), got.data(), got.size(), DataType::int32, op)
+                                     : reduce(*comm, mine.data(), got.data(), got.size(), DataType::int32, op, root);
+            ran = a.name;
+            ok = !a.restrictions.commutative_only && (c == Collective::reduce && rank != root ? true : got == want);
+          } catch (const std::exception& e) {
+            mpitest::say(std::string(name_of(c)) + "/" + alg->name + " threw: " + e.what());
+            ok = false;
+          }
+          if (mpitest::all_agree(ok, "matrix product")) {
+            ++passed;
+          } else {
+            ++failed;
+          }
+        }
+      }
+      ::unsetenv(variable.c_str());
+      if (rank == 0) {
+        std::printf("%-28s %ld passed, %ld failed (2x2 matrix product forced by %s, ran %s)\n",
+                    (std::string(name_of(c)) + "/" + alg->name).c_str(), passed, failed, variable.c_str(), ran.c_str());
+        std::fflush(stdout);
+      }
+      tally.passed += passed;
+      tally.failed += failed;
+    }
+  }
+}
+
 }  // namespace
 
 int run(Tally& tally) {
@@ -483,6 +541,10 @@ int run(Tally& tally) {
   }
   MPI_Op_free(&bor);
   MPI_Op_free(&left);
+  MPI_Op matrix = MPI_OP_NULL;
+  MPI_Op_create(&matrix_int32, 0, &matrix);
+  check_matrix_product(matrix, tally);
+  MPI_Op_free(&matrix);
 
   if (rank == 0) {
     std::printf("%ld passed, %ld failed (%ld skipped)\n", tally.passed, tally.failed, tally.skipped);
