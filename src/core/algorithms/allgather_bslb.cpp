@@ -11,7 +11,7 @@
 // collects them while the root still computes; everybody then waits for the
 // broadcast, which starts when the last block (and rank 0) are in.
 //
-// The broadcast is LNBC's (internal::lnbc_bcast, allgather_lnbc.cpp): a rank
+// The broadcast is LNBC's, bcast "binomial_blocking": a rank
 // receives from its parent, then sends to its children one after the other, the
 // farthest (largest subtree) first, so that each transfer has the sender's link
 // to itself. BSLB and LNBC thus differ only in the gather, as seed 000 compares
@@ -48,7 +48,8 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   gather_bsls(gather_ctx, sendbuf, recvbuf, count, type, root);
 
   // Binomial broadcast of the P blocks from rank 0.
-  internal::lnbc_bcast(ctx.sub(32, 32), recvbuf, p * block);
+  Context bcast_ctx = ctx.sub(32, 32);
+  bcast_binomial_blocking(bcast_ctx, recvbuf, p * count, type, root);
 }
 
 }  // namespace ragged

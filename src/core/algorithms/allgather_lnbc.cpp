@@ -17,39 +17,17 @@
 //   broadcast: ceil(log2 P) (alpha + n beta)
 // The broadcast sends the whole vector in each round: LNBC is the slow
 // reference; its appeal is that rank 0 holds everything after the first phase.
-// The broadcast is not bcast_binomial: a rank sends to its children one after
-// the other (blocking), so that each transfer has the sender's link to itself,
-// where bcast_binomial posts them all at once and they share the link (for
-// P = 28 and 1 MB that made BSLB's broadcast twice as long, docs/algorithms/
-// bslb.md). It is internal::lnbc_bcast, defined here and shared with BSLB, on
-// tags 32.. of the call's block; the gather uses tag 0. Any P.
+// The broadcast is bcast "binomial_blocking" called through a sub-context (tags
+// 32.. of the call's block; the gather uses tag 0): a rank sends to its children
+// one after the other, so each transfer has the sender's link to itself, where
+// bcast "binomial" posts them all at once and they share it (for P = 28 and 1 MB
+// that made BSLB's broadcast twice as long, docs/algorithms/bslb.md). Any P.
 #include <vector>
 
 #include "algorithms/list.hpp"
 #include "internal/common.hpp"
 
 namespace ragged {
-
-namespace internal {
-
-void lnbc_bcast(const Context& ctx, void* buffer, std::size_t bytes) {
-  Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
-  const int tag = ctx.tag(0);
-  int span = 1;  // children of `rank` are rank + d for d < span
-  if (rank == 0) {
-    while (span < procs) span <<= 1;
-  } else {
-    span = rank & -rank;
-    comm.recv(rank & (rank - 1), tag, buffer, bytes, ctx.timeout());
-  }
-  for (int d = span / 2; d >= 1; d /= 2) {
-    if (rank + d < procs) comm.send(rank + d, tag, buffer, bytes, ctx.timeout());
-  }
-}
-
-}  // namespace internal
 
 void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
   Comm& comm = ctx.comm();
@@ -75,8 +53,9 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
     comm.send(root, tag, at(rank), block, ctx.timeout());
   }
 
-  // Binomial broadcast of all P blocks from rank 0.
-  internal::lnbc_bcast(ctx.sub(32, 32), out, p * block);
+  // Binomial broadcast of all P blocks from rank 0, on tags 32.. of this call's block.
+  Context sub = ctx.sub(32, 32);
+  bcast_binomial_blocking(sub, out, p * count, type, root);
 }
 
 }  // namespace ragged

@@ -48,11 +48,4 @@ inline void check_buffer(const void* p, std::size_t bytes_needed, const char* ar
   }
 }
 
-/// LNBC's broadcast of `bytes` bytes of `buffer` from rank 0 (allgather_lnbc.cpp), shared with
-/// BSLB: the binomial tree of bcast_binomial, but each rank sends to its children one after the
-/// other (blocking), the farthest (largest subtree) first, so that each transfer has the sender's
-/// link to itself. (bcast_binomial posts a rank's sends at once; they then share its link.)
-/// Cost: ceil(log2 P)(alpha + bytes beta) along the deepest path. Uses ctx.tag(0).
-void lnbc_bcast(const Context& ctx, void* buffer, std::size_t bytes);
-
 }  // namespace ragged::internal

@@ -91,6 +91,9 @@ inline double allreduce_reduce_bcast(const CostInput& x) {
 // bcast and reduce (m = the whole vector)
 inline double bcast_binomial(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
 inline double bcast_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
+/// The same critical path as bcast_binomial in the model; listed after it, so `auto` keeps
+/// "binomial" on ties.
+inline double bcast_binomial_blocking(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
 inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
 
 // gather and scatter (m = one rank's block)
