@@ -3,6 +3,7 @@
 # (scripts/setup-debian.sh), configures, builds and runs:
 #   scripts/dev.sh bench [ragged-bench arguments]   the main job (default: pap on the simulated 1 GbE cluster)
 #   scripts/dev.sh test                             every test (ctest), release build in build/
+#   scripts/dev.sh release                          the Release (-O3) build with warnings as errors, and its unit tests
 #   scripts/dev.sh sanitize                         unit, sim-backend, conformance, arrival, irregular and alltoall sim tests under ASan+UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,13 +28,18 @@ case "$cmd" in
     cmake --build --preset default -j "$jobs"
     ctest --preset default -j "$jobs" "$@"
     ;;
+  release)
+    configure release
+    cmake --build --preset release -j "$jobs"
+    ctest --preset release -j "$jobs" -R '^unit\.' "$@"
+    ;;
   sanitize)
     configure asan
     cmake --build --preset asan -j "$jobs"
     ctest --preset asan -j "$jobs" "$@"
     ;;
   *)
-    echo "usage: scripts/dev.sh bench [args] | test [ctest args] | sanitize [ctest args]" >&2
+    echo "usage: scripts/dev.sh bench [args] | test [ctest args] | release [ctest args] | sanitize [ctest args]" >&2
     exit 2
     ;;
 esac
