@@ -14,18 +14,13 @@
 #include <algorithm>
 
 #include "algorithms/list.hpp"
+#include "internal/alltoall_common.hpp"
 #include "internal/common.hpp"
 
 namespace ragged {
 
 void alltoall_bruck(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
-  Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag = ctx.tag(0);
-  const std::size_t b = count * size_of(type);
-  const std::byte* in = internal::bytes(sendbuf);
-  std::byte* out = internal::bytes(recvbuf);
+  const auto [comm, p, me, tag, b, in, out] = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
   const auto at = [b](int slot) { return b * static_cast<std::size_t>(slot); };
 
   // The blocks moved in round d: slots i with bit d set.

@@ -40,13 +40,7 @@ using plans::lg::Block;
 void alltoall_lg(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const ClusterLayout& layout = internal::require_two_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
-  Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag = ctx.tag(0);
-  const std::size_t b = count * size_of(type);
-  const std::byte* in = internal::bytes(sendbuf);
-  std::byte* out = internal::bytes(recvbuf);
+  const auto [comm, p, me, tag, b, in, out] = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
 
   const int my_id = ids.id(me);

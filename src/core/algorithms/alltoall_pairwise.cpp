@@ -7,18 +7,13 @@
 // Cost (α-β): (P-1)·(α + m·β). Across two clusters 2·n1·n2 messages cross the
 // backbone, spread over the steps: the backbone latency is paid in almost every step.
 #include "algorithms/list.hpp"
+#include "internal/alltoall_common.hpp"
 #include "internal/common.hpp"
 
 namespace ragged {
 
 void alltoall_pairwise(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
-  Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag = ctx.tag(0);
-  const std::size_t b = count * size_of(type);
-  const std::byte* in = internal::bytes(sendbuf);
-  std::byte* out = internal::bytes(recvbuf);
+  const auto [comm, p, me, tag, b, in, out] = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
 
   for (int k = 1; k < p; ++k) {

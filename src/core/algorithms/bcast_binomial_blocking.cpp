@@ -20,25 +20,16 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "internal/binomial_bcast.hpp"
 #include "internal/common.hpp"
-#include "plans/binomial_tree.hpp"
 
 namespace ragged {
 
 void bcast_binomial_blocking(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
-  namespace tree = plans::binomial;
-  Comm& comm = ctx.comm();
   const std::size_t bytes = count * size_of(type);
-  const int procs = comm.size();
   const int tag = ctx.tag(0);
-
-  const int v = tree::relative(comm.rank(), root, procs);
-  if (v != 0) {
-    comm.recv(tree::absolute(tree::parent(v), root, procs), tag, buffer, bytes, ctx.timeout());
-  }
-  const std::vector<int> children = tree::children(v, procs);
-  for (auto c = children.rbegin(); c != children.rend(); ++c) {
-    comm.send(tree::absolute(*c, root, procs), tag, buffer, bytes, ctx.timeout());
+  for (const int child : internal::binomial_bcast_receive(ctx, buffer, bytes, root, tag)) {
+    ctx.comm().send(child, tag, buffer, bytes, ctx.timeout());
   }
 }
 

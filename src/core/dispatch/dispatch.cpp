@@ -326,14 +326,12 @@ const Algorithm& alltoallv(Comm& comm, const void* sendbuf, std::span<const int>
   }
   const Algorithm& algorithm = choose(comm, Collective::alltoallv, 0, true, options);
   const auto r = static_cast<std::size_t>(comm.rank());
-  if (sendcounts[r] == recvcounts[r]) {
-    copy_bytes(bytes(recvbuf) + static_cast<std::size_t>(rdispls[r]) * es,
-               bytes(sendbuf) + static_cast<std::size_t>(sdispls[r]) * es,
-               static_cast<std::size_t>(sendcounts[r]) * es);
-  } else if (comm.size() == 1) {
-    throw InvalidArgument("sendcounts", "entry 0 (" + std::to_string(sendcounts[0]) + ") differs from recvcounts[0] (" +
-                                            std::to_string(recvcounts[0]) + ")");
+  if (sendcounts[r] != recvcounts[r]) {  // MPI: what a rank sends itself is what it receives from itself
+    throw InvalidArgument("sendcounts", "rank " + std::to_string(r) + " sends itself " + std::to_string(sendcounts[r]) +
+                                            " elements but expects " + std::to_string(recvcounts[r]));
   }
+  copy_bytes(bytes(recvbuf) + static_cast<std::size_t>(rdispls[r]) * es,
+             bytes(sendbuf) + static_cast<std::size_t>(sdispls[r]) * es, static_cast<std::size_t>(sendcounts[r]) * es);
   if (comm.size() == 1) return algorithm;
   run<Collective::alltoallv>(comm, algorithm, options, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
                              type);

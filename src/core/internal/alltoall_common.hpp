@@ -19,6 +19,23 @@ namespace ragged::internal {
 /// the algorithm's own guard.) Defined in src/core/topology.cpp.
 const ClusterLayout& require_two_clusters(const Context& ctx, const char* algorithm);
 
+/// What every alltoall algorithm starts from: the communicator, its size and this rank, the
+/// call's first tag, the block size in bytes and the two buffers (block j of `in` goes to rank j,
+/// block i of `out` comes from rank i).
+struct AlltoallView {
+  Comm& comm;
+  int p;
+  int me;
+  int tag;
+  std::size_t b;
+  const std::byte* in;
+  std::byte* out;
+};
+
+inline AlltoallView alltoall_view(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  return {ctx.comm(), ctx.size(), ctx.rank(), ctx.tag(0), count * size_of(type), bytes(sendbuf), bytes(recvbuf)};
+}
+
 /// Counts and displacements of an alltoallv turned into bytes (dispatch has checked them:
 /// one entry per rank, none negative; for in_place, sendbuf is a private copy of recvbuf
 /// with the receive counts and displacements as send counts and displacements).
