@@ -12,9 +12,6 @@
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
-#ifdef RAGGED_BENCH_WITH_SIM
-#include "ragged/sim.hpp"
-#endif
 
 namespace ragged::bench {
 
@@ -51,12 +48,7 @@ void validate(const IrregularOptions& o, const BackendOptions& b, const std::vec
     if (c != "gatherv" && c != "scatterv") {
       throw InvalidArgument("--collectives", "irregular measures gatherv and scatterv, not '" + c + "'");
     }
-    for (const std::string& name : algorithms) {
-      const Algorithm& a = Registry::instance().find(parse_collective(c), name);
-      if (!a.restrictions.backend.empty() && a.restrictions.backend != b.backend) {
-        throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
-      }
-    }
+    check_algorithms(c, algorithms, b);
   }
   for (const std::string& p : o.problems) {
     const auto& all = irregular_problems();
@@ -73,47 +65,6 @@ void validate(const IrregularOptions& o, const BackendOptions& b, const std::vec
   (void)Registry::instance().find(Collective::gather, gather);
   (void)Registry::instance().find(Collective::scatter, gather);
   (void)Registry::instance().find(Collective::allreduce, allreduce);
-}
-
-/// Runs `call` warmup + repetitions times, each after a barrier; returns this rank's
-/// measured durations. `verify` runs after the first call.
-std::vector<double> measure(Comm& comm, int warmup, int repetitions, const std::function<void()>& call,
-                            const std::function<void()>& verify) {
-  Runtime& rt = comm.runtime();
-  std::vector<double> out;
-  out.reserve(static_cast<std::size_t>(repetitions));
-  for (int k = 0; k < warmup + repetitions; ++k) {
-    barrier(comm);
-    const double t0 = rt.now();
-    call();
-    const double t1 = rt.now();
-    if (k >= warmup) out.push_back(t1 - t0);
-    if (k == 0 && verify) verify();
-  }
-  return out;
-}
-
-/// Runs `rank_main` on every rank. On sim, `message_gap_s` >= 0 overrides the platform's
-/// per-message gap (see docs/backends/sim.md); the gap the run gets is returned (0 on mpi,
-/// where the library's own costs are measured).
-double run_with_gap(const BackendOptions& b, double message_gap_s, const std::function<void(Comm&)>& rank_main) {
-  if (b.backend != "sim" && message_gap_s >= 0) {
-    throw InvalidArgument("--message-gap", "sets the simulated platform's per-message gap; the " + b.backend +
-                                               " backend measures the library's own costs");
-  }
-#ifdef RAGGED_BENCH_WITH_SIM
-  if (b.backend == "sim") {
-    sim::Config config;
-    config.platform = b.platform;
-    config.procs = b.procs;
-    if (message_gap_s >= 0) config.message_gap = message_gap_s;
-    const double gap = sim::message_gap(config);
-    sim::run(config, rank_main);
-    return gap;
-  }
-#endif
-  run_ranks(b, rank_main);
-  return 0;
 }
 
 }  // namespace
@@ -195,9 +146,13 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
   std::vector<std::vector<double>> slowest(jobs.size());
   std::vector<std::pair<std::int64_t, int>> sizes(jobs.size());  // total elements, largest block
   int procs = 0;
-  const double gap = run_with_gap(b, o.message_gap_s, [&](Comm& comm) {
+  BackendOptions run = b;
+  run.message_gap_s = o.message_gap_s;
+  const double gap = message_gap(run);
+  run_ranks(run, [&](Comm& comm) {
     const int p = comm.size();
     const int me = comm.rank();
+    Runtime& rt = comm.runtime();
     const int root = o.root >= 0 ? o.root : p / 2;
     check_rank(comm, root, "--root");
     const CollectiveOptions copts{};
@@ -282,25 +237,31 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
           };
         }
       }
-      const std::vector<double> t = measure(comm, warmup, repetitions, call, verify);
+      // warmup + repetitions calls, each after a barrier; verified after the first.
+      TimedLoop<double> loop;
+      loop.warmup = warmup;
+      loop.iterations = repetitions;
+      loop.body = [&](int, double t0) {
+        call();
+        return rt.now() - t0;
+      };
+      if (verify) loop.verify = [&verify](int) { verify(); };
+      loop.verify_on = VerifyOn::first_round;
+      const std::vector<double> t = timed_loop(comm, loop);
       mine.insert(mine.end(), t.begin(), t.end());
     }
     // Every rank's durations to rank 0, which keeps the slowest rank's per call.
     const std::size_t n = mine.size();
-    if (me == 0) {
-      procs = p;
-      std::vector<double> worst = mine;
-      std::vector<double> theirs(n);
-      for (int r = 1; r < p; ++r) {
-        comm.recv(r, tag_times, theirs.data(), n * sizeof(double));
-        for (std::size_t k = 0; k < n; ++k) worst[k] = std::max(worst[k], theirs[k]);
-      }
-      for (std::size_t j = 0; j < jobs.size(); ++j) {
-        const auto first = worst.begin() + static_cast<std::ptrdiff_t>(j * static_cast<std::size_t>(repetitions));
-        slowest[j].assign(first, first + repetitions);
-      }
-    } else {
-      comm.send(0, tag_times, mine.data(), n * sizeof(double));
+    const std::vector<std::vector<double>> all = collect_to_root(comm, tag_times, std::move(mine), n);
+    if (me != 0) return;
+    procs = p;
+    std::vector<double> worst = all[0];
+    for (std::size_t r = 1; r < all.size(); ++r) {
+      for (std::size_t k = 0; k < n; ++k) worst[k] = std::max(worst[k], all[r][k]);
+    }
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      const auto first = worst.begin() + static_cast<std::ptrdiff_t>(j * static_cast<std::size_t>(repetitions));
+      slowest[j].assign(first, first + repetitions);
     }
   });
 

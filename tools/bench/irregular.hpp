@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "harness.hpp"
 #include "report.hpp"
 
 namespace ragged::bench {

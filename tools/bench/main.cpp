@@ -8,6 +8,20 @@
 #include "experiments.hpp"
 #include "ragged/error.hpp"
 
+// Every subcommand, in the order of --help: one line each. The experiment's file defines
+// CLI::App* add_<name>_command(CLI::App&, Common&, Runner&) (docs/bench.md).
+#define RAGGED_BENCH_COMMANDS(X) \
+  X(pap)                         \
+  X(irregular)                   \
+  X(two_cluster)                 \
+  X(list)
+
+namespace ragged::bench {
+#define RAGGED_BENCH_DECLARE(name) CLI::App* add_##name##_command(CLI::App& app, Common& common, Runner& chosen);
+RAGGED_BENCH_COMMANDS(RAGGED_BENCH_DECLARE)
+#undef RAGGED_BENCH_DECLARE
+}  // namespace ragged::bench
+
 int main(int argc, char** argv) {
   using namespace ragged::bench;
   CLI::App app{
@@ -18,10 +32,9 @@ int main(int argc, char** argv) {
   Common common;
   Runner chosen;
   Runner pap_default;
-  add_pap_command(app, common, chosen);
-  add_irregular_command(app, common, chosen);
-  add_two_cluster_command(app, common, chosen);
-  add_list_command(app, common, chosen);
+#define RAGGED_BENCH_ADD(name) add_##name##_command(app, common, chosen);
+  RAGGED_BENCH_COMMANDS(RAGGED_BENCH_ADD)
+#undef RAGGED_BENCH_ADD
 
   CLI11_PARSE(app, argc, argv);
   if (!chosen) {
@@ -34,7 +47,10 @@ int main(int argc, char** argv) {
 
   try {
     BackendScope scope(common.backend, &argc, &argv);
-    const BackendOptions backend{common.backend, common.platform, common.procs};
+    BackendOptions backend;
+    backend.backend = common.backend;
+    backend.platform = common.platform;
+    backend.procs = common.procs;
     const Report report = chosen(backend);
     if (!scope.prints()) return 0;
     if (common.output.empty()) {

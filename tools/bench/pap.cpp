@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <numeric>
 
 #include "options.hpp"
+#include "plot.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
@@ -44,14 +46,7 @@ void validate(const PapOptions& o, const BackendOptions& b) {
   }
   if (o.iterations <= 0) throw InvalidArgument("--iterations", "must be positive");
   if (o.algorithms.empty()) throw InvalidArgument("--algorithms", "name at least one algorithm");
-  const Collective c = parse_collective(o.collective);
-  for (const std::string& name : o.algorithms) {
-    if (name == "auto") continue;  // the selector (ragged/selection.hpp)
-    const Algorithm& a = Registry::instance().find(c, name);
-    if (!a.restrictions.backend.empty() && a.restrictions.backend != b.backend) {
-      throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
-    }
-  }
+  check_algorithms(o.collective, o.algorithms, b, true);
 }
 
 /// Listing 4's monitor calls around the emulated computation, for arrival-aware algorithms.
@@ -103,81 +98,101 @@ void note_selected(std::string& selected, const std::string& name) {
   selected += (selected.empty() ? "" : "+") + name;
 }
 
+/// One rank's side of the measured collective: its buffers, the values of each iteration,
+/// the call, and listing 4's checkCorrectness.
+class PapCall {
+ public:
+  PapCall(Comm& comm, const PapOptions& o)
+      : comm_(comm), collective_(parse_collective(o.collective)), p_(comm.size()), me_(comm.rank()) {
+    const auto p = static_cast<std::size_t>(p_);
+    // allgather: each rank's block of the vector; allreduce: the whole vector.
+    count_ = collective_ == Collective::allgather ? o.size / p : o.size;
+    in_.resize(count_);
+    out_.resize(collective_ == Collective::allgather ? count_ * p : count_);
+  }
+  [[nodiscard]] Collective collective() const { return collective_; }
+  [[nodiscard]] std::size_t count() const { return count_; }
+
+  void fill(int it) {
+    for (std::size_t i = 0; i < count_; ++i) {
+      in_[i] = collective_ == Collective::allgather ? allgather_value(me_, i, it) : allreduce_value(me_, i, it);
+    }
+  }
+  /// Runs the collective; returns the name of the algorithm that ran.
+  const std::string& run(const CollectiveOptions& copts) {
+    if (collective_ == Collective::allgather) {
+      return ragged::allgather(comm_, in_.data(), out_.data(), count_, DataType::float32, copts).name;
+    }
+    return ragged::allreduce(comm_, in_.data(), out_.data(), count_, DataType::float32, ReduceOp::sum(), copts).name;
+  }
+  void check(int it, const std::string& algorithm) const {
+    if (collective_ == Collective::allgather) {
+      for (int r = 0; r < p_; ++r) {
+        for (std::size_t i = 0; i < count_; ++i) {
+          if (out_[static_cast<std::size_t>(r) * count_ + i] != allgather_value(r, i, it)) {
+            throw Error("pap: " + algorithm + " allgather gave a wrong element (rank " + std::to_string(me_) +
+                        ", block " + std::to_string(r) + ", index " + std::to_string(i) + ")");
+          }
+        }
+      }
+      return;
+    }
+    float expected[7];
+    for (int k = 0; k < 7; ++k) {
+      float s = 0;
+      for (int r = 0; r < p_; ++r) s += static_cast<float>((r + k) % 7);
+      expected[k] = s;
+    }
+    for (std::size_t i = 0; i < count_; ++i) {
+      if (out_[i] != expected[(i + static_cast<std::size_t>(it)) % 7]) {
+        throw Error("pap: " + algorithm + " allreduce gave a wrong element (rank " + std::to_string(me_) + ", index " +
+                    std::to_string(i) + ")");
+      }
+    }
+  }
+
+ private:
+  Comm& comm_;
+  Collective collective_;
+  int p_;
+  int me_;
+  std::size_t count_ = 0;
+  std::vector<float> in_;
+  std::vector<float> out_;
+};
+
 // One algorithm's iterations on this rank; returns this rank's samples. `selected` gets the
 // algorithms that actually ran (itself, its fallback, or what `auto` chose), '+'-separated.
+// Per iteration: a double barrier, the emulated computation (a_i at its end), the collective
+// (f_i at its end), both from the end of the double barrier.
 std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& algorithm, int iterations,
                             const LinkModel& link, std::string& selected) {
   const int p = comm.size();
   const int me = comm.rank();
   Runtime& rt = comm.runtime();
-  const Collective c = parse_collective(o.collective);
-  std::vector<Sample> samples;
-  samples.reserve(static_cast<std::size_t>(iterations));
-
-  if (c == Collective::allgather) {
-    const std::size_t count = o.size / static_cast<std::size_t>(p);
-    std::vector<float> mine(count);
-    std::vector<float> all(count * static_cast<std::size_t>(p));
-    Phase phase(comm, algorithm, c, count, link);
-    for (int it = 0; it < iterations; ++it) {
-      for (std::size_t i = 0; i < count; ++i) mine[i] = allgather_value(me, i, it);
-      const double half = o.base_compute_s + pap_delay(o, p, me, it) / 2;
-      barrier(comm);
-      barrier(comm);
-      const double t0 = rt.now();
-      phase.compute(rt, half);
-      const double a = rt.now() - t0;
-      const CollectiveOptions copts = phase.arrive(algorithm);
-      note_selected(selected, ragged::allgather(comm, mine.data(), all.data(), count, DataType::float32, copts).name);
-      const double f = rt.now() - t0;
-      samples.push_back({a, f});
-      if (o.check) {
-        for (int r = 0; r < p; ++r) {
-          for (std::size_t i = 0; i < count; ++i) {
-            if (all[static_cast<std::size_t>(r) * count + i] != allgather_value(r, i, it)) {
-              throw Error("pap: " + algorithm + " allgather gave a wrong element (rank " + std::to_string(me) +
-                          ", block " + std::to_string(r) + ", index " + std::to_string(i) + ")");
-            }
-          }
-        }
-      }
-    }
-  } else {
-    const std::size_t count = o.size;
-    std::vector<float> in(count);
-    std::vector<float> out(count);
-    Phase phase(comm, algorithm, c, count, link);
-    for (int it = 0; it < iterations; ++it) {
-      for (std::size_t i = 0; i < count; ++i) in[i] = allreduce_value(me, i, it);
-      const double half = o.base_compute_s + pap_delay(o, p, me, it) / 2;
-      barrier(comm);
-      barrier(comm);
-      const double t0 = rt.now();
-      phase.compute(rt, half);
-      const double a = rt.now() - t0;
-      const CollectiveOptions copts = phase.arrive(algorithm);
-      note_selected(
-          selected,
-          ragged::allreduce(comm, in.data(), out.data(), count, DataType::float32, ReduceOp::sum(), copts).name);
-      const double f = rt.now() - t0;
-      samples.push_back({a, f});
-      if (o.check) {
-        float expected[7];
-        for (int k = 0; k < 7; ++k) {
-          float s = 0;
-          for (int r = 0; r < p; ++r) s += static_cast<float>((r + k) % 7);
-          expected[k] = s;
-        }
-        for (std::size_t i = 0; i < count; ++i) {
-          if (out[i] != expected[(i + static_cast<std::size_t>(it)) % 7]) {
-            throw Error("pap: " + algorithm + " allreduce gave a wrong element (rank " + std::to_string(me) +
-                        ", index " + std::to_string(i) + ")");
-          }
-        }
-      }
-    }
-  }
-  return samples;
+  PapCall call(comm, o);
+  Phase phase(comm, algorithm, call.collective(), call.count(), link);
+  double half = 0;
+  TimedLoop<Sample> loop;
+  loop.iterations = iterations;
+  loop.prepare = [&](int it) {
+    call.fill(it);
+    half = o.base_compute_s + pap_delay(o, p, me, it) / 2;
+  };
+  loop.start = [&](int) {
+    barrier(comm);
+    barrier(comm);
+    return rt.now();
+  };
+  loop.body = [&](int, double t0) {
+    phase.compute(rt, half);
+    const double a = rt.now() - t0;
+    const CollectiveOptions copts = phase.arrive(algorithm);
+    note_selected(selected, call.run(copts));
+    return Sample{a, rt.now() - t0};
+  };
+  if (o.check) loop.verify = [&](int it) { call.check(it, algorithm); };
+  return timed_loop(comm, loop);
 }
 
 }  // namespace
@@ -190,23 +205,6 @@ double pap_delay(const PapOptions& o, int procs, int rank, int iteration) {
 }
 
 namespace {
-
-/// Ships every rank's samples to rank 0; returns them there (indexed [rank][iteration]).
-std::vector<std::vector<Sample>> collect(Comm& comm, std::vector<Sample> mine, int iterations) {
-  const int p = comm.size();
-  const std::size_t bytes = mine.size() * sizeof(Sample);
-  if (comm.rank() != 0) {
-    comm.send(0, tag_results, mine.data(), bytes);
-    return {};
-  }
-  std::vector<std::vector<Sample>> all(static_cast<std::size_t>(p));
-  all[0] = std::move(mine);
-  for (int r = 1; r < p; ++r) {
-    all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(iterations));
-    comm.recv(r, tag_results, all[static_cast<std::size_t>(r)].data(), bytes);
-  }
-  return all;
-}
 
 /// Mean run time max f - min a over the iterations.
 double mean_run_time(const std::vector<std::vector<Sample>>& s, int iterations) {
@@ -252,13 +250,16 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
       const std::string& name = o.algorithms[a];
       std::string selected;
-      raw[a].samples = collect(comm, measure(comm, o, name, o.iterations, link, selected), o.iterations);
+      raw[a].samples = collect_to_root(comm, tag_results, measure(comm, o, name, o.iterations, link, selected),
+                                       static_cast<std::size_t>(o.iterations));
       if (comm.rank() == 0) raw[a].selected = selected;
       if (!flat_measured && flat_iterations > 0 && o.flat_run_time.count(name) == 0) {
         PapOptions flat = o;
         flat.max_delay_s = 0;
         std::string flat_selected;
-        raw[a].flat = collect(comm, measure(comm, flat, name, flat_iterations, link, flat_selected), flat_iterations);
+        raw[a].flat =
+            collect_to_root(comm, tag_results, measure(comm, flat, name, flat_iterations, link, flat_selected),
+                            static_cast<std::size_t>(flat_iterations));
       }
     }
   });
@@ -366,9 +367,31 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
   return report;
 }
 
+Figure pap_figure(const PapOptions& o, const BackendOptions& b, const PapResult& result) {
+  Figure f;
+  f.style = Figure::Style::bars;
+  char delay[32];
+  std::snprintf(delay, sizeof delay, "%g ms", o.max_delay_s * 1e3);
+  f.title = "Average elapsed time per algorithm (" + o.collective + ", P = " + std::to_string(result.procs) + ", " +
+            std::to_string(o.size) + " floats, " + o.mode + " " + delay + ", " + platform_label(b) + ")";
+  f.x_label = "algorithm";
+  f.y_label = "average elapsed time [ms] (bar: +/- one standard deviation)";
+  f.y_from_zero = true;
+  Series bars{"e-bar", {}};
+  for (std::size_t a = 0; a < result.rows.size(); ++a) {
+    const PapMeasurement& m = result.rows[a];
+    const auto x = static_cast<double>(a);
+    bars.points.push_back({x, m.avg_elapsed * 1e3, m.stddev_elapsed * 1e3});
+    f.x_tics.emplace_back(x, m.selected == m.algorithm ? m.algorithm : m.algorithm + " (" + m.selected + ")");
+  }
+  f.series.push_back(std::move(bars));
+  return f;
+}
+
 Report run_pap(const PapOptions& o, const BackendOptions& b) {
   const PapResult result = measure_pap(o, b);
   if (result.procs == 0) return Report{};
+  if (!o.plot.empty()) draw(pap_figure(o, b, result), o.plot, "--plot");
   return pap_report(o, b, result);
 }
 

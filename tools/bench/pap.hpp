@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "harness.hpp"
 #include "ragged/arrival.hpp"
 #include "report.hpp"
 
@@ -45,6 +45,8 @@ struct PapOptions {
   /// The link model (tau = alpha + beta bytes) for the monitors and the lower bound; when
   /// unset it is measured once at start-up (measure_link: 0 B and 1 MiB ping-pongs).
   std::optional<LinkModel> link;
+  /// run_pap draws e-bar per algorithm into this figure (.svg or .png, gnuplot) when set.
+  std::string plot;
 };
 
 /// The injected delay of `rank` in `iteration` (deterministic in the seed).
@@ -78,6 +80,7 @@ PapResult measure_pap(const PapOptions& options, const BackendOptions& backend);
 /// The rows of `result` as a report (the columns of `ragged-bench pap`).
 Report pap_report(const PapOptions& options, const BackendOptions& backend, const PapResult& result);
 
+/// measure_pap, then the report (and the figure of options.plot).
 Report run_pap(const PapOptions& options, const BackendOptions& backend);
 
 }  // namespace ragged::bench

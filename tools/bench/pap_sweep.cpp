@@ -12,6 +12,7 @@
 #include <tuple>
 #include <utility>
 
+#include "plot.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged::bench {
@@ -122,6 +123,40 @@ std::string grid_markdown(const std::vector<Cell>& cells, const PapSweepOptions&
     }
   }
   return md.str();
+}
+
+/// e-bar against maxDelay (figure 8: P = figure_procs, figure_size floats; the maxDelays
+/// equally spaced), or against P (figure_size floats) when the sweep has one maxDelay.
+Figure sweep_figure(const std::vector<Cell>& cells, const PapSweepOptions& sweep, const PapOptions& base,
+                    const BackendOptions& backend) {
+  const bool against_delay = sweep.delays.size() > 1;
+  Figure f;
+  f.y_label = "average elapsed time [ms]";
+  f.y_from_zero = true;
+  if (against_delay) {
+    f.title = "Average elapsed time against maxDelay (P = " + std::to_string(sweep.figure_procs) + ", " +
+              size_label(sweep.figure_size) + " floats, " + base.mode + ", " + platform_label(backend) + ")";
+    f.x_label = "maxDelay [ms]";
+    for (std::size_t d = 0; d < sweep.delays.size(); ++d)
+      f.x_tics.emplace_back(static_cast<double>(d), delay_label(sweep.delays[d]));
+  } else {
+    f.title = "Average elapsed time against P (" + size_label(sweep.figure_size) + " floats, maxDelay " +
+              delay_label(sweep.delays.front()) + " ms, " + base.mode + ", " + platform_label(backend) + ")";
+    f.x_label = "processes P";
+  }
+  for (std::size_t a = 0; a < base.algorithms.size(); ++a) {
+    Series line{upper(base.algorithms[a]), {}};
+    for (const Cell& c : cells) {
+      if (c.size != sweep.figure_size || a >= c.rows.size()) continue;
+      if (against_delay && c.procs != sweep.figure_procs) continue;
+      const auto d =
+          static_cast<std::size_t>(std::find(sweep.delays.begin(), sweep.delays.end(), c.delay) - sweep.delays.begin());
+      const double x = against_delay ? static_cast<double>(d) : c.procs;
+      line.points.push_back({x, c.rows[a].avg_elapsed * 1e3});
+    }
+    f.series.push_back(std::move(line));
+  }
+  return f;
 }
 
 }  // namespace
@@ -243,98 +278,8 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
     write_report(csv, raw, "csv");
     write_file(sweep.raw_file, csv.str(), "--raw");
   }
-  if (!sweep.figure_file.empty()) {
-    std::vector<std::vector<double>> elapsed(base.algorithms.size(), std::vector<double>(sweep.delays.size(), NAN));
-    for (const Cell& c : cells) {
-      if (c.procs != sweep.figure_procs || c.size != sweep.figure_size) continue;
-      const auto d =
-          static_cast<std::size_t>(std::find(sweep.delays.begin(), sweep.delays.end(), c.delay) - sweep.delays.begin());
-      for (std::size_t a = 0; a < base.algorithms.size() && a < c.rows.size(); ++a)
-        elapsed[a][d] = c.rows[a].avg_elapsed;
-    }
-    const std::string title = "P = " + std::to_string(sweep.figure_procs) + ", " + size_label(sweep.figure_size) +
-                              " floats, " + base.mode + ", " + platform_label(backend);
-    write_file(sweep.figure_file, pap_figure_svg(title, sweep.delays, base.algorithms, elapsed), "--figure");
-  }
+  if (!sweep.figure_file.empty()) draw(sweep_figure(cells, sweep, base, backend), sweep.figure_file, "--plot");
   return report;
-}
-
-std::string pap_figure_svg(const std::string& title, const std::vector<double>& delays_s,
-                           const std::vector<std::string>& algorithms,
-                           const std::vector<std::vector<double>>& elapsed_s) {
-  constexpr double width = 760;
-  constexpr double height = 460;
-  constexpr double left = 80;
-  constexpr double right = 150;
-  constexpr double top = 50;
-  constexpr double bottom = 60;
-  const double plot_w = width - left - right;
-  const double plot_h = height - top - bottom;
-  double y_max = 0;
-  for (const auto& line : elapsed_s) {
-    for (double v : line) {
-      if (std::isfinite(v)) y_max = std::max(y_max, v * 1e3);
-    }
-  }
-  // A round upper limit: 1, 2 or 5 times a power of ten, above the largest value.
-  double step = 1;
-  if (y_max > 0) {
-    const double raw_step = y_max / 5;
-    const double mag = std::pow(10.0, std::floor(std::log10(raw_step)));
-    step = raw_step <= mag ? mag : raw_step <= 2 * mag ? 2 * mag : raw_step <= 5 * mag ? 5 * mag : 10 * mag;
-  }
-  const double y_top = std::max(step, std::ceil(y_max / step) * step);
-  const std::size_t n = delays_s.size();
-  const auto x_of = [&](std::size_t i) {
-    return left + (n <= 1 ? plot_w / 2 : plot_w * static_cast<double>(i) / static_cast<double>(n - 1));
-  };
-  const auto y_of = [&](double ms) { return top + plot_h * (1 - ms / y_top); };
-  static const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                 "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
-
-  std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"25\" text-anchor=\"middle\" font-size=\"14\">"
-      << "Average elapsed time against maxDelay (" << title << ")</text>\n";
-  // Axes, grid lines and ticks.
-  for (double v = 0; v <= y_top + step / 2; v += step) {
-    svg << "<line x1=\"" << left << "\" y1=\"" << y_of(v) << "\" x2=\"" << left + plot_w << "\" y2=\"" << y_of(v)
-        << "\" stroke=\"#ddd\"/>\n";
-    svg << "<text x=\"" << left - 8 << "\" y=\"" << y_of(v) + 4 << "\" text-anchor=\"end\">" << v << "</text>\n";
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    svg << "<text x=\"" << x_of(i) << "\" y=\"" << top + plot_h + 18 << "\" text-anchor=\"middle\">"
-        << delay_label(delays_s[i]) << "</text>\n";
-  }
-  svg << "<line x1=\"" << left << "\" y1=\"" << top + plot_h << "\" x2=\"" << left + plot_w << "\" y2=\""
-      << top + plot_h << "\" stroke=\"black\"/>\n";
-  svg << "<line x1=\"" << left << "\" y1=\"" << top << "\" x2=\"" << left << "\" y2=\"" << top + plot_h
-      << "\" stroke=\"black\"/>\n";
-  svg << "<text x=\"" << left + plot_w / 2 << "\" y=\"" << height - 15
-      << "\" text-anchor=\"middle\">maxDelay [ms]</text>\n";
-  svg << "<text transform=\"translate(20," << top + plot_h / 2
-      << ") rotate(-90)\" text-anchor=\"middle\">average elapsed time [ms]</text>\n";
-  // One line (and markers) per algorithm, and the legend.
-  for (std::size_t a = 0; a < algorithms.size() && a < elapsed_s.size(); ++a) {
-    const char* color = colors[a % (sizeof colors / sizeof colors[0])];
-    std::ostringstream points;
-    for (std::size_t i = 0; i < n && i < elapsed_s[a].size(); ++i) {
-      if (!std::isfinite(elapsed_s[a][i])) continue;
-      points << x_of(i) << "," << y_of(elapsed_s[a][i] * 1e3) << " ";
-      svg << "<circle cx=\"" << x_of(i) << "\" cy=\"" << y_of(elapsed_s[a][i] * 1e3) << "\" r=\"3\" fill=\"" << color
-          << "\"/>\n";
-    }
-    svg << "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"" << color << "\" points=\"" << points.str()
-        << "\"/>\n";
-    const double ly = top + 20 + 22 * static_cast<double>(a);
-    svg << "<line x1=\"" << left + plot_w + 20 << "\" y1=\"" << ly << "\" x2=\"" << left + plot_w + 45 << "\" y2=\""
-        << ly << "\" stroke-width=\"2\" stroke=\"" << color << "\"/>\n";
-    svg << "<text x=\"" << left + plot_w + 52 << "\" y=\"" << ly + 4 << "\">" << upper(algorithms[a]) << "</text>\n";
-  }
-  svg << "</svg>\n";
-  return svg.str();
 }
 
 }  // namespace ragged::bench

@@ -3,7 +3,7 @@
 // algorithm; per cell the fastest algorithm and, when it is arrival-aware, its
 // speedup over the best regular one (the paper's "BDR1.90"). Writes the
 // paper-style grid (markdown), every measurement (csv) and figure 8 (e-bar
-// against maxDelay, SVG) on request, with a progress bar on stderr.
+// against maxDelay, drawn by gnuplot) on request, with a progress bar on stderr.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +21,8 @@ struct PapSweepOptions {
   std::vector<std::uint64_t> sizes;  ///< floats
   std::vector<double> delays;        ///< seconds
   /// Files to write ("" for none): the paper-style grid (markdown), every (cell, algorithm)
-  /// measurement (csv), the figure (SVG: e-bar against maxDelay for figure_procs, figure_size).
+  /// measurement (csv), the figure (.svg or .png, gnuplot): e-bar against maxDelay for
+  /// figure_procs and figure_size, or against P for figure_size when there is one maxDelay.
   std::string grid_file;
   std::string raw_file;
   std::string figure_file;
@@ -35,10 +36,5 @@ void complete_sweep(PapSweepOptions& sweep);
 
 /// Runs the sweep; its report has one row per cell.
 Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const BackendOptions& backend);
-
-/// The SVG of e-bar (ms) against maxDelay, one line per algorithm; maxDelays equally spaced.
-std::string pap_figure_svg(const std::string& title, const std::vector<double>& delays_s,
-                           const std::vector<std::string>& algorithms,
-                           const std::vector<std::vector<double>>& elapsed_s /* [algorithm][delay] */);
 
 }  // namespace ragged::bench

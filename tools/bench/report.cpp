@@ -28,6 +28,21 @@ const Value* Row::get(const std::string& column) const {
   return nullptr;
 }
 
+double Row::number(const std::string& column) const {
+  const Value* v = get(column);
+  if (v == nullptr) return 0;
+  if (const auto* i = std::get_if<std::int64_t>(v)) return static_cast<double>(*i);
+  if (const auto* d = std::get_if<double>(v)) return *d;
+  return 0;
+}
+
+std::string Row::text(const std::string& column) const {
+  const Value* v = get(column);
+  if (v == nullptr) return "";
+  if (const auto* s = std::get_if<std::string>(v)) return *s;
+  return std::to_string(static_cast<long long>(number(column)));
+}
+
 namespace {
 
 // Shortest round-trip text of a double: identical runs print identical bytes.

@@ -17,6 +17,10 @@ struct Row {
   std::vector<std::pair<std::string, Value>> cells;
   Row& set(const std::string& column, Value value);
   [[nodiscard]] const Value* get(const std::string& column) const;
+  /// The value of `column` as a number (0 when absent or text), and as text (integers in
+  /// full, "" when absent).
+  [[nodiscard]] double number(const std::string& column) const;
+  [[nodiscard]] std::string text(const std::string& column) const;
 };
 
 struct Report {

@@ -4,15 +4,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <string>
 
 #include "options.hpp"
+#include "plot.hpp"
 #include "ragged/alltoall.hpp"
 #include "ragged/clock.hpp"
 #include "ragged/counting_comm.hpp"
@@ -20,7 +23,6 @@
 #include "ragged/registry.hpp"
 #include "ragged/selection.hpp"
 #include "ragged/topology.hpp"
-#include "two_cluster_plot.hpp"
 #ifdef RAGGED_BENCH_WITH_SIM
 #include "ragged/sim.hpp"
 #endif
@@ -92,13 +94,7 @@ void validate(const TwoClusterOptions& o, const BackendOptions& b) {
     throw InvalidArgument("--distribution", "expected uniform or skewed, not '" + o.distribution + "'");
   }
   if (o.iterations < 0) throw InvalidArgument("--iterations", "must be >= 0");
-  const Collective c = parse_collective(o.collective);
-  for (const std::string& name : o.algorithms) {
-    const Algorithm& a = Registry::instance().find(c, name);
-    if (!a.restrictions.backend.empty() && a.restrictions.backend != b.backend) {
-      throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
-    }
-  }
+  check_algorithms(o.collective, o.algorithms, b);
 }
 
 std::vector<std::string> algorithms_of(const TwoClusterOptions& o, const BackendOptions& b) {
@@ -297,8 +293,12 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
       // Backend algorithms ("native") need the backend's own Comm, not the counting one.
       const bool countable = algorithm.restrictions.backend.empty();
       Comm& target = countable ? static_cast<Comm&>(counting) : comm;
-      std::vector<Sample> mine;
-      for (int it = 0; it < warmup + iterations; ++it) {
+      copts.algorithm = algorithm.name;
+      double late = 0;  // of the round under way
+      TimedLoop<Sample> loop;
+      loop.warmup = warmup;
+      loop.iterations = iterations;
+      loop.start = [&](int) {
         barrier(comm);
         double start = 0;  // on rank 0's clock
         if (me == 0) {
@@ -309,39 +309,33 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
         } else {
           comm.recv(0, tag_start, &start, sizeof start);
         }
-        Sample s;
         const double wait = start + clock.offset - rt.now();
-        s.late = wait < 0 ? 1 : 0;
+        late = wait < 0 ? 1 : 0;
         rt.sleep_for(std::max(0.0, wait));
         counting.reset();
-        s.start = rt.now() - clock.offset;
-        copts.algorithm = algorithm.name;
+        return rt.now() - clock.offset;
+      };
+      loop.body = [&](int, double start) {
         if (collective == Collective::alltoall) {
           ragged::alltoall(target, buf.send.data(), buf.recv.data(), point.real, DataType::byte, copts);
         } else {
           ragged::alltoallv(target, buf.send.data(), buf.sendcounts, buf.sdispls, buf.recv.data(), buf.recvcounts,
                             buf.rdispls, DataType::byte, copts);
         }
+        Sample s;
+        s.start = start;
         s.end = rt.now() - clock.offset;
+        s.late = late;
         // The MPI library's own collectives cannot be counted from outside: -1.
         s.backbone_messages = countable ? static_cast<double>(counting.backbone().messages) : -1;
         s.backbone_bytes = countable ? static_cast<double>(counting.backbone().bytes) : -1;
         s.local_messages = countable ? static_cast<double>(counting.local().messages) : -1;
-        if (it >= warmup) mine.push_back(s);
-        if (o.check && it == warmup + iterations - 1) verify(o, point, p, me, buf, algorithms[ai]);
-      }
-      const std::size_t bytes = mine.size() * sizeof(Sample);
-      if (me == 0) {
-        auto& all = samples[pi][ai];
-        all.assign(static_cast<std::size_t>(p), {});
-        all[0] = std::move(mine);
-        for (int r = 1; r < p; ++r) {
-          all[static_cast<std::size_t>(r)].resize(static_cast<std::size_t>(iterations));
-          comm.recv(r, tag_results, all[static_cast<std::size_t>(r)].data(), bytes);
-        }
-      } else {
-        comm.send(0, tag_results, mine.data(), bytes);
-      }
+        return s;
+      };
+      if (o.check) loop.verify = [&](int) { verify(o, point, p, me, buf, algorithms[ai]); };
+      loop.verify_on = VerifyOn::last_round;
+      auto all = collect_to_root(comm, tag_results, timed_loop(comm, loop), static_cast<std::size_t>(iterations));
+      if (me == 0) samples[pi][ai] = std::move(all);
     }
   }
 }
@@ -370,6 +364,60 @@ std::string host_label() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) throw Error("two-cluster: gethostname failed");
   return name;
+}
+
+std::string size_label(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 3) {
+    bytes /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g %s", bytes, units[u]);
+  return buf;
+}
+
+/// The figures of seed 001 (Fig. 4 to 6): time_s (log scale) against the message size (log2
+/// scale), one line per algorithm and cluster pair; or, for a scaling sweep, against the
+/// processes n1 + n2, one line per algorithm and size.
+Figure two_cluster_figure(const Report& report, bool against_bytes) {
+  std::map<std::string, std::vector<PlotPoint>> lines;
+  for (const Row& row : report.rows) {
+    const double t = row.number("time_s");
+    if (t <= 0) continue;
+    const double bytes = row.number("bytes");
+    if (against_bytes) {
+      lines[row.text("algorithm") + " (" + row.text("n1") + "+" + row.text("n2") + ")"].push_back(
+          {std::max(1.0, bytes), t});
+    } else {
+      lines[row.text("algorithm") + " " + size_label(bytes)].push_back({row.number("n1") + row.number("n2"), t});
+    }
+  }
+  Figure f;
+  f.title = (report.rows.empty() ? std::string() : report.rows.front().text("collective")) +
+            " between two clusters: time of one call";
+  f.x_label = against_bytes ? "message size M(i,j)" : "processes n1 + n2";
+  f.y_label = "time";
+  f.log_y = 10;
+  f.y_format = "10^{%L} s";
+  double lo = INFINITY;
+  double hi = -INFINITY;
+  for (auto& [title, points] : lines) {
+    std::sort(points.begin(), points.end(), [](const PlotPoint& a, const PlotPoint& b) { return a.x < b.x; });
+    lo = std::min(lo, points.front().x);
+    hi = std::max(hi, points.back().x);
+    f.series.push_back({title, points});
+  }
+  if (against_bytes && !lines.empty()) {
+    // Ticks at powers of two, at most about eight of them.
+    f.log_x = 2;
+    const double x0 = std::log2(lo);
+    const double x1 = std::log2(hi);
+    const double step = std::max(1.0, std::ceil((x1 - x0) / 8));
+    for (double v = x0; v <= x1 + 1e-9; v += step) f.x_tics.emplace_back(std::exp2(v), size_label(std::exp2(v)));
+  }
+  return f;
 }
 
 }  // namespace
@@ -594,7 +642,7 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
               << " rank-calls learned the start instant after it had passed; their times include the delay\n";
   }
   if (!sim) report.metadata.emplace_back("late_starts", std::to_string(static_cast<std::int64_t>(late_starts)));
-  if (!o.plot.empty()) write_plot(o.plot, report, o.scaling.empty() ? "bytes" : "procs");
+  if (!o.plot.empty()) draw(two_cluster_figure(report, o.scaling.empty()), o.plot, "--plot");
   return report;
 }
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "harness.hpp"
 #include "report.hpp"
 
 namespace ragged::bench {
@@ -53,7 +53,8 @@ struct TwoClusterOptions {
   std::uint64_t seed = 1;
   /// --platform as given (empty: choose or generate the platform).
   std::string platform;
-  /// Write an SVG figure here (time against size, or against processes when scaling).
+  /// Draw the figure here (.svg or .png, gnuplot): time against size, or against processes
+  /// when scaling.
   std::string plot;
 };
 

@@ -19,7 +19,8 @@ std::string two_cluster_platform_xml(const std::vector<int>& pattern) {
   std::string radical[2];
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     std::string& r = radical[pattern[i] == 0 ? 0 : 1];
-    r += (r.empty() ? "" : ",") + std::to_string(i);
+    if (!r.empty()) r += ',';
+    r += std::to_string(i);
   }
   if (radical[0].empty() || radical[1].empty()) throw InvalidArgument("n1/n2", "both clusters need a host");
   const auto cluster = [](const char* id, const std::string& hosts) {

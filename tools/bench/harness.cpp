@@ -1,8 +1,9 @@
-#include "backend.hpp"
+#include "harness.hpp"
 
 #include <filesystem>
 
 #include "ragged/error.hpp"
+#include "ragged/registry.hpp"
 #ifdef RAGGED_BENCH_WITH_SIM
 #include "ragged/sim.hpp"
 #endif
@@ -41,13 +42,32 @@ BackendScope::BackendScope(const std::string& backend, int* argc, char*** argv) 
 
 BackendScope::~BackendScope() = default;
 
+namespace {
+
+void check_gap(const BackendOptions& options) {
+  if (options.backend != "sim" && options.message_gap_s >= 0) {
+    throw InvalidArgument("--message-gap", "sets the simulated platform's per-message gap; the " + options.backend +
+                                               " backend measures the library's own costs");
+  }
+}
+
+#ifdef RAGGED_BENCH_WITH_SIM
+sim::Config sim_config(const BackendOptions& options) {
+  sim::Config config;
+  config.platform = options.platform;
+  config.procs = options.procs;
+  if (options.message_gap_s >= 0) config.message_gap = options.message_gap_s;
+  return config;
+}
+#endif
+
+}  // namespace
+
 void run_ranks(const BackendOptions& options, [[maybe_unused]] const std::function<void(Comm&)>& rank_main) {
+  check_gap(options);
   if (options.backend == "sim") {
 #ifdef RAGGED_BENCH_WITH_SIM
-    sim::Config config;
-    config.platform = options.platform;
-    config.procs = options.procs;
-    sim::run(config, rank_main);
+    sim::run(sim_config(options), rank_main);
     return;
 #endif
   }
@@ -65,9 +85,29 @@ void run_ranks(const BackendOptions& options, [[maybe_unused]] const std::functi
   throw InvalidArgument("--backend", "backend '" + options.backend + "' is not available in this build");
 }
 
+double message_gap(const BackendOptions& options) {
+  check_gap(options);
+#ifdef RAGGED_BENCH_WITH_SIM
+  if (options.backend == "sim") return sim::message_gap(sim_config(options));
+#endif
+  return 0;
+}
+
 std::string platform_label(const BackendOptions& options) {
   if (options.backend == "mpi") return "mpi";
   return std::filesystem::path(options.platform).stem().string();
+}
+
+void check_algorithms(const std::string& collective, const std::vector<std::string>& names,
+                      const BackendOptions& options, bool selector) {
+  const Collective c = parse_collective(collective);
+  for (const std::string& name : names) {
+    if (selector && name == "auto") continue;
+    const Algorithm& a = Registry::instance().find(c, name);
+    if (!a.restrictions.backend.empty() && a.restrictions.backend != options.backend) {
+      throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
+    }
+  }
 }
 
 }  // namespace ragged::bench
