@@ -137,16 +137,22 @@ void check_data(const void* data, std::size_t bytes, const char* argument) {
 
 }  // namespace
 
-MpiComm::MpiComm(MPI_Comm user) {
+MpiComm::MpiComm(MPI_Comm user, MpiCommOptions options) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized == 0 || mpi_finalized()) {
     throw UnsupportedError("ragged::mpi: MPI is not initialized (create a ragged::mpi::Session first)");
   }
-  require_thread_multiple();
+  if (options.require_thread_multiple) require_thread_multiple();
   if (user == MPI_COMM_NULL) throw InvalidArgument("comm", "MPI_COMM_NULL");
-  // Errors of MPI_Comm_dup itself are raised on `user` with the handler the caller chose.
-  check(MPI_Comm_dup(user, &comm_), "MPI_Comm_dup");
+  // Errors of MPI_Comm_dup (or _split) itself are raised on `user` with the handler the caller chose.
+  if (options.copy_attributes) {
+    check(MPI_Comm_dup(user, &comm_), "MPI_Comm_dup");
+  } else {
+    int user_rank = 0;
+    check(MPI_Comm_rank(user, &user_rank), "MPI_Comm_rank");
+    check(MPI_Comm_split(user, 0, user_rank, &comm_), "MPI_Comm_split");
+  }
   try {
     check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");

@@ -53,10 +53,22 @@ class Backoff {
   int polls_ = 0;
 };
 
+/// How an MpiComm makes its private communicator.
+struct MpiCommOptions {
+  /// Refuse to exist unless MPI provides MPI_THREAD_MULTIPLE (the arrival agent communicates from
+  /// a thread of its own). Off for a Comm that only the threads calling its collectives use, as
+  /// the PMPI library's Comms when MPI did not grant MULTIPLE: they need only the caller's level.
+  bool require_thread_multiple = true;
+  /// MPI_Comm_dup, which runs the user's attribute copy callbacks; off: MPI_Comm_split with one
+  /// color and the ranks' order, which copies no attribute (the PMPI library's Comms must not
+  /// show the program copies of its communicators that it did not make).
+  bool copy_attributes = true;
+};
+
 /// A Comm over a duplicate of the user's communicator.
 class MpiComm final : public Comm {
  public:
-  explicit MpiComm(MPI_Comm user);
+  explicit MpiComm(MPI_Comm user, MpiCommOptions options = {});
   ~MpiComm() override;
   MpiComm(const MpiComm&) = delete;
   MpiComm& operator=(const MpiComm&) = delete;

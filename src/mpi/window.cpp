@@ -42,7 +42,8 @@ class MpiWindow final : public Window {
       locked_ = true;
       check(MPI_Win_sync(win_), "MPI_Win_sync");
       // Nobody may write into a window before its owner has zeroed it.
-      check(MPI_Barrier(mpi_comm), "MPI_Barrier");
+      // PMPI_: a PMPI library that wraps MPI_Barrier must not see ragged's own barrier.
+      check(PMPI_Barrier(mpi_comm), "MPI_Barrier");
     } catch (...) {
       release();
       throw;

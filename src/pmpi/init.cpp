@@ -1,0 +1,51 @@
+// libragged_pmpi.so: MPI_Init, MPI_Init_thread and MPI_Finalize, and the two functions a
+// program (or a test) can look up with dlsym to see what the library did.
+#include <cstdio>
+#include <exception>
+
+#include "pmpi.hpp"
+
+namespace pmpi = ragged::pmpi;
+
+extern "C" {
+
+/// Asks for MPI_THREAD_MULTIPLE (the arrival agent's level) unless RAGGED_PMPI_THREAD_MULTIPLE=0;
+/// the program gets what MPI granted, which is at least what it asked for whenever MPI can.
+RAGGED_PMPI_EXPORT int MPI_Init(int* argc, char*** argv) {
+  int provided = MPI_THREAD_SINGLE;
+  int rc = MPI_SUCCESS;
+  if (pmpi::raise_thread_level()) {
+    rc = PMPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) PMPI_Query_thread(&provided);
+  }
+  if (rc == MPI_SUCCESS) pmpi::after_init(provided);
+  return rc;
+}
+
+RAGGED_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const bool valid = required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE;
+  const int asked = pmpi::raise_thread_level() && valid ? MPI_THREAD_MULTIPLE : required;
+  const int rc = PMPI_Init_thread(argc, argv, asked, provided);
+  if (rc == MPI_SUCCESS) pmpi::after_init(*provided);
+  return rc;
+}
+
+RAGGED_PMPI_EXPORT int MPI_Finalize(void) {
+  try {
+    pmpi::before_finalize();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ragged pmpi: MPI_Finalize: %s\n", e.what());
+  }
+  return PMPI_Finalize();
+}
+
+/// What the calling thread's last collective ran: an algorithm's name, "native", or
+/// "native (<why>)" when the library gave it to the MPI library (docs/pmpi.md).
+RAGGED_PMPI_EXPORT const char* ragged_pmpi_last_algorithm(void) { return pmpi::last(); }
+
+/// How many communicators carry the library's state (ragged's Comm) right now.
+RAGGED_PMPI_EXPORT long ragged_pmpi_live_comms(void) { return pmpi::live_states(); }
+
+}  // extern "C"

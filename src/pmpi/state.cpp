@@ -1,0 +1,307 @@
+// libragged_pmpi.so: process state, the keyval that hangs ragged's Comm on each communicator,
+// routing by environment, and the mapping of failures to MPI error classes.
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "../mpi/internal.hpp"
+#include "pmpi.hpp"
+#include "ragged/mpi.hpp"
+#include "ragged/selection.hpp"
+
+namespace ragged::pmpi {
+
+namespace {
+
+/// What the library keeps for the whole process. Never destroyed: a delete callback or a
+/// collective may run while static destructors do.
+struct Globals {
+  std::once_flag initialized;
+  std::mutex mutex;  // guards the members below
+  std::unordered_set<CommState*> live;
+  std::set<std::string> said;
+  int keyval = MPI_KEYVAL_INVALID;
+  std::atomic<int> world_rank{-1};
+  std::atomic<bool> pack_raw{false};
+};
+
+Globals& globals() {
+  static auto* g = new Globals();
+  return *g;
+}
+
+/// The keyval's delete callback: the program freed the communicator (or MPI_Finalize runs).
+/// Destroying the state frees ragged's private communicator, which MPI allows here.
+int delete_state(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
+  auto* state = static_cast<CommState*>(value);
+  {
+    const std::lock_guard<std::mutex> lock(globals().mutex);
+    globals().live.erase(state);
+  }
+  delete state;
+  return MPI_SUCCESS;
+}
+
+/// MPI_Pack of a type with a hole ({char at 0, int at 4}) must give the 5 data bytes of each
+/// element back to back: then packing any derived datatype gives the raw bytes of its type map,
+/// which is what a rank with a predefined type sends for the same type signature.
+bool check_pack_is_raw() {
+  struct Element {
+    char c;
+    int i;
+  };
+  int lengths[2] = {1, 1};
+  MPI_Aint displacements[2] = {static_cast<MPI_Aint>(offsetof(Element, c)),
+                               static_cast<MPI_Aint>(offsetof(Element, i))};
+  MPI_Datatype types[2] = {MPI_CHAR, MPI_INT};
+  MPI_Datatype element = MPI_DATATYPE_NULL;
+  if (PMPI_Type_create_struct(2, lengths, displacements, types, &element) != MPI_SUCCESS) return false;
+  MPI_Datatype resized = MPI_DATATYPE_NULL;
+  PMPI_Type_create_resized(element, 0, static_cast<MPI_Aint>(sizeof(Element)), &resized);
+  PMPI_Type_free(&element);
+  PMPI_Type_commit(&resized);
+  const Element in[2] = {{'a', 0x01020304}, {'b', 0x05060708}};
+  unsigned char out[32] = {};
+  int position = 0;
+  const int rc = PMPI_Pack(in, 2, resized, out, static_cast<int>(sizeof out), &position, MPI_COMM_SELF);
+  PMPI_Type_free(&resized);
+  unsigned char want[10];
+  std::memcpy(want, &in[0].c, 1);
+  std::memcpy(want + 1, &in[0].i, 4);
+  std::memcpy(want + 5, &in[1].c, 1);
+  std::memcpy(want + 6, &in[1].i, 4);
+  return rc == MPI_SUCCESS && position == 10 && std::memcmp(out, want, sizeof want) == 0;
+}
+
+const char* level_name(int level) {
+  if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
+  if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
+  if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
+  if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
+  return "an unknown thread level";
+}
+
+/// RAGGED_ALLGATHER, ... by Collective.
+const std::string& variable_of(Collective collective) {
+  static const auto names = [] {
+    std::array<std::string, std::size(all_collectives)> out;
+    for (Collective c : all_collectives) out[static_cast<std::size_t>(c)] = environment_variable(c);
+    return out;
+  }();
+  return names[static_cast<std::size_t>(collective)];
+}
+
+thread_local std::string last_outcome = "none";
+
+}  // namespace
+
+void ensure_initialized() {
+  Globals& g = globals();
+  std::call_once(g.initialized, [&g] {
+    mpi::register_native_algorithms();
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const bool raw = check_pack_is_raw();
+    int keyval = MPI_KEYVAL_INVALID;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, &delete_state, &keyval, nullptr) != MPI_SUCCESS) {
+      throw Error("ragged pmpi: MPI_Comm_create_keyval failed");
+    }
+    const std::lock_guard<std::mutex> lock(g.mutex);
+    g.world_rank = rank;
+    g.pack_raw = raw;
+    g.keyval = keyval;
+  });
+}
+
+void after_init(int provided) {
+  try {
+    ensure_initialized();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ragged pmpi: %s\n", e.what());
+    return;
+  }
+  if (raise_thread_level() && provided < MPI_THREAD_MULTIPLE) {
+    say_once("thread level",
+             std::string("ragged pmpi: MPI granted ") + level_name(provided) +
+                 ", not MPI_THREAD_MULTIPLE: ragged's collectives run on the calling thread only, and the "
+                 "arrival-aware algorithms will have no arrival agent (they run their regular form)");
+  }
+}
+
+void before_finalize() {
+  Globals& g = globals();
+  std::vector<CommState*> states;
+  int keyval = MPI_KEYVAL_INVALID;
+  {
+    const std::lock_guard<std::mutex> lock(g.mutex);
+    states.assign(g.live.begin(), g.live.end());
+    keyval = g.keyval;
+    g.keyval = MPI_KEYVAL_INVALID;
+  }
+  if (keyval == MPI_KEYVAL_INVALID) return;
+  // Communicators the program did not free: their delete callbacks run now, while MPI works.
+  for (CommState* state : states) PMPI_Comm_delete_attr(state->user, keyval);
+  PMPI_Comm_free_keyval(&keyval);
+}
+
+bool raise_thread_level() {
+  const char* value = std::getenv("RAGGED_PMPI_THREAD_MULTIPLE");
+  return value == nullptr || std::strcmp(value, "0") != 0;
+}
+
+bool pack_is_raw() { return globals().pack_raw.load(); }
+
+int world_rank() { return globals().world_rank.load(); }
+
+void say_once(const std::string& key, const std::string& text) {
+  Globals& g = globals();
+  {
+    const std::lock_guard<std::mutex> lock(g.mutex);
+    if (!g.said.insert(key).second || g.world_rank.load() > 0) return;
+  }
+  std::fprintf(stderr, "%s (said once)\n", text.c_str());
+  std::fflush(stderr);
+}
+
+CommState& state_of(MPI_Comm comm) {
+  Globals& g = globals();
+  int keyval = MPI_KEYVAL_INVALID;
+  {
+    const std::lock_guard<std::mutex> lock(g.mutex);
+    keyval = g.keyval;
+  }
+  if (keyval == MPI_KEYVAL_INVALID) throw UnsupportedError("ragged pmpi: called after MPI_Finalize");
+  void* value = nullptr;
+  int found = 0;
+  mpi::detail::check(PMPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
+  if (found != 0) return *static_cast<CommState*>(value);
+
+  auto state = std::make_unique<CommState>();
+  state->user = comm;
+  int inter = 0;
+  mpi::detail::check(PMPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  state->inter = inter != 0;
+  if (!state->inter) {
+    // No arrival agent yet: the Comm needs only the level of the threads that call collectives.
+    // MPI_Comm_split rather than _dup: the program's attribute copy callbacks do not run.
+    state->comm = std::make_unique<mpi::detail::MpiComm>(
+        comm, mpi::detail::MpiCommOptions{.require_thread_multiple = false, .copy_attributes = false});
+  }
+  mpi::detail::check(PMPI_Comm_set_attr(comm, keyval, state.get()), "MPI_Comm_set_attr");
+  const std::lock_guard<std::mutex> lock(g.mutex);
+  g.live.insert(state.get());
+  return *state.release();
+}
+
+long live_states() {
+  const std::lock_guard<std::mutex> lock(globals().mutex);
+  return static_cast<long>(globals().live.size());
+}
+
+Route route(Collective collective) {
+  const char* name = std::getenv(variable_of(collective).c_str());
+  if (name != nullptr && *name != '\0') return std::strcmp(name, "native") == 0 ? Route::native : Route::ragged;
+  const char* rules = std::getenv("RAGGED_TUNING_FILE");
+  return rules != nullptr && *rules != '\0' ? Route::ragged : Route::native;
+}
+
+void note_last(const char* what) { last_outcome = what; }
+void note_last(const std::string& what) { last_outcome = what; }
+const char* last() { return last_outcome.c_str(); }
+
+MPI_Comm Call::handle() const { return mpi::native_handle(*state_.comm); }
+
+std::vector<std::byte>& Call::scratch(int i, std::size_t bytes) {
+  std::vector<std::byte>& buffer = state_.scratch[i];
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  return buffer;
+}
+
+bool Call::selects_ragged(std::size_t bytes, bool commutative) {
+  CallInfo info;
+  info.collective = collective_;
+  info.procs = size();
+  info.bytes = bytes;
+  info.commutative = commutative;
+  info.hints = &options_.hints;
+  info.backend = "mpi";
+  try {
+    const Selection selection = select_algorithm(info, "");
+    return selection.algorithm->name != "native";
+  } catch (const InvalidArgument& e) {
+    const char* value = std::getenv(variable_of(collective_).c_str());
+    say_once(variable_of(collective_) + "=" + (value != nullptr ? value : ""),
+             std::string("ragged pmpi: ") + e.what() + "; " + function_name(collective_) + " runs natively");
+    return fallback("unknown algorithm");
+  } catch (const Error& e) {
+    say_once(std::string("rules ") + e.what(),
+             std::string("ragged pmpi: ") + e.what() + "; " + function_name(collective_) + " runs natively");
+    return fallback("rules file");
+  }
+}
+
+bool Call::fallback(const char* why) {
+  fallback_ = why;
+  return false;
+}
+
+void Call::ran(const Algorithm& algorithm) { note_last(algorithm.name); }
+
+int raise_error(MPI_Comm comm, const char* what, const char* function, int error_class) {
+  std::fprintf(stderr, "ragged pmpi: %s: %s\n", function, what);
+  std::fflush(stderr);
+  PMPI_Comm_call_errhandler(comm, error_class);
+  return error_class;
+}
+
+bool internal_argument(const std::string& argument) {
+  // What dispatch's checks name (src/core/dispatch/dispatch.cpp), all made before any message.
+  static const std::set<std::string, std::less<>> checked = {
+      "sendbuf", "recvbuf", "buffer",  "root", "sendcount", "recvcount", "sendcounts", "recvcounts",
+      "displs",  "sdispls", "rdispls", "comm", "algorithm", "count",     "type",       "op"};
+  return checked.count(argument) == 0;
+}
+
+int class_of(int code) {
+  int error_class = MPI_ERR_INTERN;
+  if (PMPI_Error_class(code, &error_class) != MPI_SUCCESS || error_class == MPI_SUCCESS) return MPI_ERR_INTERN;
+  return error_class;
+}
+
+const char* function_name(Collective collective) {
+  switch (collective) {
+    case Collective::allgather:
+      return "MPI_Allgather";
+    case Collective::allreduce:
+      return "MPI_Allreduce";
+    case Collective::bcast:
+      return "MPI_Bcast";
+    case Collective::reduce:
+      return "MPI_Reduce";
+    case Collective::gather:
+      return "MPI_Gather";
+    case Collective::scatter:
+      return "MPI_Scatter";
+    case Collective::gatherv:
+      return "MPI_Gatherv";
+    case Collective::scatterv:
+      return "MPI_Scatterv";
+    case Collective::alltoall:
+      return "MPI_Alltoall";
+    case Collective::alltoallv:
+      return "MPI_Alltoallv";
+  }
+  return "MPI collective";
+}
+
+}  // namespace ragged::pmpi

@@ -1,0 +1,64 @@
+/* The cost of the library on a call it gives to the MPI library: a 1-byte MPI_Allgather with
+ * RAGGED_ALLGATHER=native, through the library (MPI_Allgather) and straight to the MPI library
+ * (PMPI_Allgather), alternating in rounds within one run. Without the library both are the MPI
+ * library's function. Prints the median and minimum per-call time of each, and their ratio.
+ *   mpirun -n 2 pmpi_overhead [calls per round, default 20000] [rounds, default 15]
+ * (a plain MPI program: also run as pmpi_overhead_plain, with or without LD_PRELOAD). */
+#include "pmpi_test.h"
+
+static int compare(const void* a, const void* b) {
+  const double x = *(const double*)a;
+  const double y = *(const double*)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &t_size);
+  const int calls = argc > 1 ? atoi(argv[1]) : 20000;
+  const int rounds = argc > 2 ? atoi(argv[2]) : 15;
+  setenv("RAGGED_ALLGATHER", "native", 1);
+  const int loaded = dlsym(RTLD_DEFAULT, "ragged_pmpi_last_algorithm") != NULL;
+  int thread_level = 0;
+  PMPI_Query_thread(&thread_level);
+
+  char in = (char)t_rank;
+  char* out = t_alloc((size_t)t_size);
+  double* library = t_alloc((size_t)rounds * sizeof(double));
+  double* direct = t_alloc((size_t)rounds * sizeof(double));
+  for (int i = 0; i < calls; ++i) MPI_Allgather(&in, 1, MPI_BYTE, out, 1, MPI_BYTE, MPI_COMM_WORLD); /* warm up */
+  for (int r = 0; r < rounds; ++r) {
+    for (int variant = 0; variant < 2; ++variant) {
+      const int first = (r % 2) ^ variant; /* alternate which goes first */
+      PMPI_Barrier(MPI_COMM_WORLD);
+      const double t0 = PMPI_Wtime();
+      if (first) {
+        for (int i = 0; i < calls; ++i) MPI_Allgather(&in, 1, MPI_BYTE, out, 1, MPI_BYTE, MPI_COMM_WORLD);
+      } else {
+        for (int i = 0; i < calls; ++i) PMPI_Allgather(&in, 1, MPI_BYTE, out, 1, MPI_BYTE, MPI_COMM_WORLD);
+      }
+      double per_call = (PMPI_Wtime() - t0) / calls;
+      PMPI_Allreduce(MPI_IN_PLACE, &per_call, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      (first ? library : direct)[r] = per_call;
+    }
+  }
+  qsort(library, (size_t)rounds, sizeof(double), compare);
+  qsort(direct, (size_t)rounds, sizeof(double), compare);
+  if (t_rank == 0) {
+    const double lm = library[rounds / 2];
+    const double dm = direct[rounds / 2];
+    printf("1-byte allgather, np %d, %s, thread level %d, %d rounds of %d calls\n", t_size,
+           loaded ? "libragged_pmpi.so loaded" : "no libragged_pmpi.so", thread_level, rounds, calls);
+    printf("  MPI_Allgather  (%s): median %.3f us, min %.3f us\n", loaded ? "through the library" : "MPI library",
+           lm * 1e6, library[0] * 1e6);
+    printf("  PMPI_Allgather (MPI library):        median %.3f us, min %.3f us\n", dm * 1e6, direct[0] * 1e6);
+    printf("  added per call: median %.3f us, ratio %.3f\n", (lm - dm) * 1e6, lm / dm);
+    fflush(stdout);
+  }
+  free(out);
+  free(library);
+  free(direct);
+  MPI_Finalize();
+  return 0;
+}
