@@ -58,6 +58,20 @@ Family family_of(MPI_Datatype type) {
       {MPI_FLOAT, Family::floating},
       {MPI_DOUBLE, Family::floating},
       {MPI_LONG_DOUBLE, Family::floating},
+      // Fortran's (what a Fortran program reduces through src/pmpi/fortran.cpp)
+      {MPI_INTEGER, Family::c_integer},
+      {MPI_INTEGER1, Family::c_integer},
+      {MPI_INTEGER2, Family::c_integer},
+      {MPI_INTEGER4, Family::c_integer},
+      {MPI_INTEGER8, Family::c_integer},
+      {MPI_REAL, Family::floating},
+      {MPI_DOUBLE_PRECISION, Family::floating},
+      {MPI_REAL4, Family::floating},
+      {MPI_REAL8, Family::floating},
+      {MPI_LOGICAL, Family::logical},
+      {MPI_2INTEGER, Family::pair},
+      {MPI_2REAL, Family::pair},
+      {MPI_2DOUBLE_PRECISION, Family::pair},
       {MPI_C_BOOL, Family::logical},
       {MPI_BYTE, Family::byte},
       {MPI_FLOAT_INT, Family::pair},
@@ -96,7 +110,8 @@ bool is_predefined(MPI_Op op) {
 /// ragged's own element type for `type`, when its loops compute what MPI does on it.
 bool builtin_unit(MPI_Datatype type, std::size_t size, DataType& unit) {
   const bool signed_integer = type == MPI_INT || type == MPI_LONG || type == MPI_LONG_LONG_INT ||
-                              type == MPI_LONG_LONG || type == MPI_INT32_T || type == MPI_INT64_T;
+                              type == MPI_LONG_LONG || type == MPI_INT32_T || type == MPI_INT64_T ||
+                              type == MPI_INTEGER || type == MPI_INTEGER4 || type == MPI_INTEGER8;
   if (signed_integer && size == 4) {
     unit = DataType::int32;
     return true;
@@ -105,11 +120,11 @@ bool builtin_unit(MPI_Datatype type, std::size_t size, DataType& unit) {
     unit = DataType::int64;
     return true;
   }
-  if (type == MPI_FLOAT && size == 4) {
+  if ((type == MPI_FLOAT || type == MPI_REAL || type == MPI_REAL4) && size == 4) {
     unit = DataType::float32;
     return true;
   }
-  if (type == MPI_DOUBLE && size == 8) {
+  if ((type == MPI_DOUBLE || type == MPI_DOUBLE_PRECISION || type == MPI_REAL8) && size == 8) {
     unit = DataType::float64;
     return true;
   }

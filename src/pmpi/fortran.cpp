@@ -1,0 +1,142 @@
+// The Fortran entry points of libragged_pmpi.so (docs/pmpi.md, "Fortran").
+//
+// Open MPI's Fortran bindings (libmpi_mpifh, used by `include 'mpif.h'` and `use mpi`) call
+// PMPI_ functions directly, so a library with only the C MPI_ symbols never sees a Fortran
+// program. This file defines the Fortran symbols of the collectives the library intercepts, in
+// the four spellings Open MPI 4.1 itself exports (mpi_bcast_ as gfortran calls it, mpi_bcast,
+// mpi_bcast__ and MPI_BCAST), converts the handles with MPI_*_f2c, recognises the Fortran
+// MPI_IN_PLACE and MPI_BOTTOM by the address of their common blocks (mpi_fortran_in_place_,
+// mpi_fortran_bottom_: MPI exports them; a Fortran program's references bind to the same
+// object), and calls the library's C entry points, which route the call (collectives.cpp).
+// `use mpi_f08` calls other symbols (mpi_bcast_f08_) and is not intercepted.
+#include <mpi.h>
+
+#include "pmpi.hpp"
+
+extern "C" {
+// Defined by the MPI library (the Fortran sentinels of Open MPI; common blocks in mpif.h).
+extern int mpi_fortran_in_place_ __attribute__((weak));  // absent from MPI libraries without these sentinels
+extern int mpi_fortran_bottom_ __attribute__((weak));
+}
+
+namespace {
+
+/// A Fortran buffer argument as C sees it: MPI_IN_PLACE and MPI_BOTTOM are recognised by address.
+void* buffer(void* f) {
+  if (f == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+  if (f == &mpi_fortran_bottom_) return MPI_BOTTOM;
+  return f;
+}
+const void* cbuffer(void* f) { return buffer(f); }
+
+MPI_Comm comm(const MPI_Fint* c) { return MPI_Comm_f2c(*c); }
+MPI_Datatype type(const MPI_Fint* t) { return MPI_Type_f2c(*t); }
+MPI_Op op(const MPI_Fint* o) { return MPI_Op_f2c(*o); }
+
+}  // namespace
+
+// Every entry point in its four spellings: NAME_ (the definition), NAME, NAME__ and UPPER.
+#define RAGGED_FORTRAN_ALIASES(lower, upper, params)                           \
+  RAGGED_PMPI_EXPORT void lower params __attribute__((alias(#lower "_")));     \
+  RAGGED_PMPI_EXPORT void lower##__ params __attribute__((alias(#lower "_"))); \
+  RAGGED_PMPI_EXPORT void upper params __attribute__((alias(#lower "_")));
+
+extern "C" {
+
+RAGGED_PMPI_EXPORT void mpi_allgather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                       MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr =
+      MPI_Allgather(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_allgather, MPI_ALLGATHER,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_allgatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                        MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* c,
+                                        MPI_Fint* ierr) {
+  *ierr = MPI_Allgatherv(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
+                         type(recvtype), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_allgatherv, MPI_ALLGATHERV,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_allreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                       MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Allreduce(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_allreduce, MPI_ALLREDUCE,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_reduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                    MPI_Fint* root, MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), *root, comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_reduce, MPI_REDUCE,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_bcast_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c,
+                                   MPI_Fint* ierr) {
+  *ierr = MPI_Bcast(buffer(buf), *count, type(datatype), *root, comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_bcast, MPI_BCAST, (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_gather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                    MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c,
+                                    MPI_Fint* ierr) {
+  *ierr = MPI_Gather(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), *root,
+                     comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_gather, MPI_GATHER,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_scatter_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                     MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c,
+                                     MPI_Fint* ierr) {
+  *ierr = MPI_Scatter(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), *root,
+                      comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_scatter, MPI_SCATTER,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_gatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                     MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root,
+                                     MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Gatherv(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs, type(recvtype),
+                      *root, comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_gatherv, MPI_GATHERV,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_scatterv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype,
+                                      void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root,
+                                      MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Scatterv(cbuffer(sendbuf), sendcounts, displs, type(sendtype), buffer(recvbuf), *recvcount,
+                       type(recvtype), *root, comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_scatterv, MPI_SCATTERV,
+                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_alltoall_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                      MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr =
+      MPI_Alltoall(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_alltoall, MPI_ALLTOALL,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_alltoallv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype,
+                                       void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype,
+                                       MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallv(cbuffer(sendbuf), sendcounts, sdispls, type(sendtype), buffer(recvbuf), recvcounts, rdispls,
+                        type(recvtype), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_alltoallv, MPI_ALLTOALLV,
+                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_barrier_(MPI_Fint* c, MPI_Fint* ierr) { *ierr = MPI_Barrier(comm(c)); }
+RAGGED_FORTRAN_ALIASES(mpi_barrier, MPI_BARRIER, (MPI_Fint*, MPI_Fint*))
+
+}  // extern "C"
