@@ -6,6 +6,7 @@
 //       intercommunicator, a zero-byte message, a reduction ragged cannot split, selection
 //       choosing "native", an argument dispatch rejects              -> PMPI_Xxx(args)
 //       else: datatypes as raw bytes (packed when not dense), ragged's dispatch entry point
+//     RAGGED_REPORT set: the call is timed and recorded around all this (report.hpp)
 //
 // Every decision to give a call to the MPI library rests on what all ranks of the call share
 // (the environment, the communicator, counts and datatypes of reductions, the size of one block,
@@ -68,12 +69,10 @@ int native_outcome(int code) {
 std::byte* bytes(void* p) { return static_cast<std::byte*>(p); }
 const void* in_place_or(const void* buf) { return buf == MPI_IN_PLACE ? ragged::in_place : buf; }
 
-}  // namespace
+// The routing of each collective; the MPI_ entry points at the end add the report's recording.
 
-extern "C" {
-
-RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
   if (pmpi::route(Collective::allgather) == Route::native) return native_outcome(native());
   return pmpi::run(
@@ -113,16 +112,18 @@ RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                      MPI_Comm comm) {
+int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   // ragged has no allgatherv algorithm yet: always the MPI library's.
-  pmpi::note_last(std::getenv("RAGGED_ALLGATHERV") != nullptr ? "native (ragged has no allgatherv)" : "native");
+  const char* name = std::getenv("RAGGED_ALLGATHERV");
+  if (pmpi::report::enabled()) [[unlikely]] {
+    pmpi::report::note_route(name == nullptr ? pmpi::report::Mode::unset : pmpi::report::Mode::named, name);
+  }
+  pmpi::note_last(name != nullptr ? "native (ragged has no allgatherv)" : "native");
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                     MPI_Comm comm) {
+int route_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); };
   if (pmpi::route(Collective::allreduce) == Route::native) return native_outcome(native());
   return pmpi::run(
@@ -142,8 +143,8 @@ RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int cou
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                  int root, MPI_Comm comm) {
+int route_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm) {
   const auto native = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); };
   if (pmpi::route(Collective::reduce) == Route::native) return native_outcome(native());
   return pmpi::run(
@@ -164,7 +165,7 @@ RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count,
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+int route_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
   if (pmpi::route(Collective::bcast) == Route::native) return native_outcome(native());
   return pmpi::run(
@@ -190,8 +191,8 @@ RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype,
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int route_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const auto native = [&] {
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
@@ -243,8 +244,8 @@ RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Dataty
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+int route_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const auto native = [&] {
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
@@ -288,9 +289,8 @@ RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datat
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                                   MPI_Comm comm) {
+int route_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const auto native = [&] {
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   };
@@ -348,9 +348,8 @@ RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datat
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
-                                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
-                                    int root, MPI_Comm comm) {
+int route_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const auto native = [&] {
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
@@ -401,8 +400,8 @@ RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[],
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+int route_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
   if (pmpi::route(Collective::alltoall) == Route::native) return native_outcome(native());
   return pmpi::run(
@@ -441,9 +440,8 @@ RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Data
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                                     MPI_Datatype recvtype, MPI_Comm comm) {
+int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   const auto native = [&] {
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
@@ -491,8 +489,17 @@ RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[]
       native);
 }
 
-RAGGED_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
+int route_barrier(MPI_Comm comm) {
   const char* name = std::getenv("RAGGED_BARRIER");
+  if (pmpi::report::enabled()) [[unlikely]] {
+    using pmpi::report::Mode;
+    const bool unset = name == nullptr || *name == '\0';
+    pmpi::report::note_route(unset                              ? Mode::unset
+                             : std::strcmp(name, "native") == 0 ? Mode::native
+                             : std::strcmp(name, "auto") == 0   ? Mode::automatic
+                                                                : Mode::named,
+                             name);
+  }
   if (name == nullptr || *name == '\0' || std::strcmp(name, "native") == 0) return native_outcome(PMPI_Barrier(comm));
   if (std::strcmp(name, "auto") != 0 && std::strcmp(name, "dissemination") != 0) {
     pmpi::say_once(std::string("RAGGED_BARRIER=") + name,
@@ -524,6 +531,180 @@ RAGGED_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   } catch (...) {
     return pmpi::raise_error(comm, "unknown exception", "MPI_Barrier", MPI_ERR_INTERN);
   }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ the MPI_ entry points
+//
+// Each routes the call (above) and, when RAGGED_REPORT is set, records it (report.hpp): its
+// site (the block, message or vector size that every rank shares, the root) and the bytes this
+// rank hands in. With the report off, the entry point is one branch and the routing.
+
+namespace {
+
+using pmpi::report::bytes_of;
+using pmpi::report::CallInfo;
+using pmpi::report::Kind;
+
+/// Sum of `counts[0..n)` elements of `type` (a v-collective's side).
+long long bytes_of_blocks(const int* counts, int n, MPI_Datatype type) {
+  if (counts == nullptr) return 0;
+  long long elements = 0;
+  for (int i = 0; i < n; ++i) elements += counts[i] > 0 ? counts[i] : 0;
+  return bytes_of(elements, type);
+}
+
+/// Whether this rank is the root of a rooted collective (MPI_ROOT on an intercommunicator).
+bool is_root(const CallInfo& c, int root) { return c.inter ? root == MPI_ROOT : c.rank == root; }
+
+}  // namespace
+
+extern "C" {
+
+RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::allgather, comm,
+      [&] { return route_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+      [&](CallInfo& c) {
+        c.bytes = bytes_of(recvcount, recvtype);
+        c.contributed =
+            static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype));
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::allgatherv, comm,
+      [&] { return route_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
+      [&](CallInfo& c) {
+        const bool in_place = sendbuf == MPI_IN_PLACE && recvcounts != nullptr;
+        c.contributed = static_cast<unsigned long long>(in_place ? bytes_of(recvcounts[c.rank], recvtype)
+                                                                 : bytes_of(sendcount, sendtype));
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::allreduce, comm, [&] { return route_allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
+      [&](CallInfo& c) {
+        c.bytes = bytes_of(count, datatype);
+        c.contributed = static_cast<unsigned long long>(c.bytes);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  int root, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::reduce, comm, [&] { return route_reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
+      [&](CallInfo& c) {
+        c.bytes = bytes_of(count, datatype);
+        c.root = root;
+        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+        c.contributed = static_cast<unsigned long long>(sends ? c.bytes : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::bcast, comm, [&] { return route_bcast(buffer, count, datatype, root, comm); },
+      [&](CallInfo& c) {
+        c.bytes = bytes_of(count, datatype);
+        c.root = root;
+        c.contributed = static_cast<unsigned long long>(is_root(c, root) ? c.bytes : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::gather, comm,
+      [&] { return route_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&](CallInfo& c) {
+        const bool at_root = is_root(c, root);
+        c.bytes = at_root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+        c.root = root;
+        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+        c.contributed = static_cast<unsigned long long>(
+            !sends ? 0 : (sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::scatter, comm,
+      [&] { return route_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&](CallInfo& c) {
+        const bool at_root = is_root(c, root);
+        c.bytes = at_root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+        c.root = root;
+        c.contributed = static_cast<unsigned long long>(at_root ? c.size * bytes_of(sendcount, sendtype) : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::gatherv, comm,
+      [&] { return route_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
+      [&](CallInfo& c) {
+        c.root = root;
+        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+        long long sent = bytes_of(sendcount, sendtype);
+        if (sendbuf == MPI_IN_PLACE) sent = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], recvtype) : 0;
+        c.contributed = static_cast<unsigned long long>(sends ? sent : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::scatterv, comm,
+      [&] { return route_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&](CallInfo& c) {
+        c.root = root;
+        c.contributed =
+            static_cast<unsigned long long>(is_root(c, root) ? bytes_of_blocks(sendcounts, c.size, sendtype) : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::alltoall, comm,
+      [&] { return route_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+      [&](CallInfo& c) {
+        c.bytes = bytes_of(recvcount, recvtype);
+        const long long block = sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype);
+        c.contributed = static_cast<unsigned long long>(c.size * block);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::alltoallv, comm,
+      [&] {
+        return route_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+      },
+      [&](CallInfo& c) {
+        c.contributed =
+            static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? bytes_of_blocks(recvcounts, c.size, recvtype)
+                                                                    : bytes_of_blocks(sendcounts, c.size, sendtype));
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
+  return pmpi::report::recorded(
+      Kind::barrier, comm, [&] { return route_barrier(comm); }, [](CallInfo& c) { c.bytes = 0; });
 }
 
 }  // extern "C"

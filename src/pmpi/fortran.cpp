@@ -139,4 +139,9 @@ RAGGED_FORTRAN_ALIASES(mpi_alltoallv, MPI_ALLTOALLV,
 RAGGED_PMPI_EXPORT void mpi_barrier_(MPI_Fint* c, MPI_Fint* ierr) { *ierr = MPI_Barrier(comm(c)); }
 RAGGED_FORTRAN_ALIASES(mpi_barrier, MPI_BARRIER, (MPI_Fint*, MPI_Fint*))
 
+// MPI_FINALIZE: Open MPI's own calls PMPI_Finalize, which would skip the library's MPI_Finalize
+// (RAGGED_REPORT's report, freeing the communicators' states). The C entry point does both.
+RAGGED_PMPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { *ierr = MPI_Finalize(); }
+RAGGED_FORTRAN_ALIASES(mpi_finalize, MPI_FINALIZE, (MPI_Fint*))
+
 }  // extern "C"

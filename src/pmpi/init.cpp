@@ -20,7 +20,10 @@ RAGGED_PMPI_EXPORT int MPI_Init(int* argc, char*** argv) {
     rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS) PMPI_Query_thread(&provided);
   }
-  if (rc == MPI_SUCCESS) pmpi::after_init(provided);
+  if (rc == MPI_SUCCESS) {
+    pmpi::after_init(provided);
+    pmpi::report::at_init();
+  }
   return rc;
 }
 
@@ -28,11 +31,19 @@ RAGGED_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, in
   const bool valid = required >= MPI_THREAD_SINGLE && required <= MPI_THREAD_MULTIPLE;
   const int asked = pmpi::raise_thread_level() && valid ? MPI_THREAD_MULTIPLE : required;
   const int rc = PMPI_Init_thread(argc, argv, asked, provided);
-  if (rc == MPI_SUCCESS) pmpi::after_init(*provided);
+  if (rc == MPI_SUCCESS) {
+    pmpi::after_init(*provided);
+    pmpi::report::at_init();
+  }
   return rc;
 }
 
 RAGGED_PMPI_EXPORT int MPI_Finalize(void) {
+  try {
+    pmpi::report::at_finalize();  // RAGGED_REPORT: collective, before anything is freed
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ragged pmpi: MPI_Finalize: RAGGED_REPORT: %s\n", e.what());
+  }
   try {
     pmpi::before_finalize();
   } catch (const std::exception& e) {

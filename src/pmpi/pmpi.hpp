@@ -20,6 +20,7 @@
 #include "ragged/datatype.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
+#include "report.hpp"
 
 #define RAGGED_PMPI_EXPORT __attribute__((visibility("default")))
 

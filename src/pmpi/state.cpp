@@ -210,9 +210,22 @@ long live_states() {
 
 Route route(Collective collective) {
   const char* name = std::getenv(variable_of(collective).c_str());
-  if (name != nullptr && *name != '\0') return std::strcmp(name, "native") == 0 ? Route::native : Route::ragged;
+  if (name != nullptr && *name != '\0') {
+    const bool native = std::strcmp(name, "native") == 0;
+    if (report::enabled()) [[unlikely]] {
+      const bool automatic = std::strcmp(name, "auto") == 0;
+      report::note_route(native      ? report::Mode::native
+                         : automatic ? report::Mode::automatic
+                                     : report::Mode::named,
+                         name);
+    }
+    return native ? Route::native : Route::ragged;
+  }
   const char* rules = std::getenv("RAGGED_TUNING_FILE");
-  return rules != nullptr && *rules != '\0' ? Route::ragged : Route::native;
+  const bool ruled = rules != nullptr && *rules != '\0';
+  if (report::enabled()) [[unlikely]]
+    report::note_route(ruled ? report::Mode::rules : report::Mode::unset, rules);
+  return ruled ? Route::ragged : Route::native;
 }
 
 void note_last(const char* what) { last_outcome = what; }
