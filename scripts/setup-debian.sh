@@ -13,6 +13,7 @@ packages=(
   clang-format                                    # formatting check
   iproute2 iptables libnetfilter-queue-dev        # tools/testbed (namespaces, delay line)
   gnuplot-nox                                     # figures of the benchmarks
+  python3                                         # checkers of the PMPI report tests
 )
 
 missing=()
