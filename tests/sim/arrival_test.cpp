@@ -16,16 +16,22 @@
 #include "ragged/arrival.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "plans/bdr_schedule.hpp"
@@ -38,6 +44,7 @@
 #include "support/check.hpp"
 #include "support/patterns.hpp"
 #include "support/registered.hpp"
+#include "support/sim_platform.hpp"
 
 namespace ragged {
 namespace {
@@ -561,6 +568,292 @@ TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinTheSeedsBounds) {
       const double bslb_none = mean(elapsed_times(procs, "bslb", count, delays, {}, true));
       EXPECT_LE(bslb_reversed, bslb_right + std::log2(procs) * tau_vector) << "trial " << trial;
       EXPECT_LE(bslb_none, bslb_right + std::log2(procs) * tau_vector) << "trial " << trial;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ allreduce: slt and prr (seed 002)
+
+/// One allreduce of the int32 patterns (sum) through `algorithm`, checked exactly.
+void allreduce_once(Comm& comm, const std::string& algorithm, std::size_t count, bool inplace,
+                    const CollectiveOptions& options, const std::string& what) {
+  const int procs = comm.size();
+  const int me = comm.rank();
+  std::vector<std::int32_t> in(count);
+  for (std::size_t i = 0; i < count; ++i) in[i] = static_cast<std::int32_t>(pattern(me, i));
+  std::vector<std::int32_t> out(count, -1);
+  if (inplace) out = in;
+  Registry::instance().allreduce(algorithm)(comm, inplace ? in_place : in.data(), out.data(), count, DataType::int32,
+                                            ReduceOp::sum(), options);
+  for (std::size_t i = 0; i < count; ++i) {
+    if (out[i] != static_cast<std::int32_t>(test::reduced(OpKind::sum, procs, i))) {
+      throw test::CheckFailed(what + ": rank " + std::to_string(me) + " has a wrong element " + std::to_string(i));
+    }
+  }
+}
+
+// Iterations behind the monitor: announced and learned plans, calls that differ from the plan
+// (a different count: the agents' backgrounds are cancelled), a regular algorithm in between,
+// iterations without edge calls, a process that never calls the monitor, nobody calling it, and
+// one process late far beyond P tau (its agent receives every partial while it computes).
+TEST(ArrivalMonitor, AllreduceIteratesExactlyWithBackgroundPartsAndChangingPlans) {
+  for (int procs : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    simulate(procs, [procs](Comm& comm) {
+      MonitorOptions mo;
+      if (procs % 2 == 1) mo.link = platform_link;  // even P measure it
+      Monitor monitor(comm, mo);
+      const auto big = static_cast<std::size_t>(4000 + procs);
+      const std::vector<std::pair<std::string, std::size_t>> program{
+          {"prr", big}, {"prr", big}, {"prr", big}, {"slt", big},   {"slt", big},  {"ring", big},
+          {"prr", 7},   {"slt", big}, {"slt", big}, {"prr", big},   {"prr", big},  {"slt", big},
+          {"prr", big}, {"slt", 5},   {"prr", big}, {"slt", 40000}, {"prr", 40000}};
+      const int me = comm.rank();
+      Runtime& rt = comm.runtime();
+      for (int it = 0; it < static_cast<int>(program.size()); ++it) {
+        const auto& [algorithm, count] = program[static_cast<std::size_t>(it)];
+        // Announced plans (they stay until the next use): prr, slt, prr again, then slt at another
+        // count, so that the last call (prr) differs from the plan.
+        if (it == 0 || it == 12) monitor.use({Collective::allreduce, "prr", count, DataType::int32, 0});
+        if (it == 3 || it == 15) monitor.use({Collective::allreduce, "slt", count, DataType::int32, 0});
+        double delay = delay_of(me, it, 6e-3);
+        if (it >= 10) delay = me == procs / 2 ? 60e-3 : 0.0;  // one very late process
+        const double half = 20e-3 + delay / 2;
+        // Iteration 4: the last rank never calls the monitor; iteration 9: nobody does.
+        const bool silent = it == 9 || (it == 4 && me == procs - 1);
+        barrier(comm);
+        if (!silent) monitor.processing_start();
+        rt.sleep_for(half);
+        if (!silent && it % 3 != 2) monitor.edge(0.5);  // every third iteration: no edge at all
+        rt.sleep_for(half);
+        if (!silent) monitor.processing_end();
+        CollectiveOptions options;
+        options.hints.set<ArrivalSnapshot>(monitor.arrive());
+        RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->epoch(), static_cast<std::uint64_t>(it));
+        allreduce_once(comm, algorithm, count, it % 4 == 1, options,
+                       "iteration " + std::to_string(it) + " " + algorithm);
+      }
+      monitor.finalize();
+    });
+  }
+}
+
+struct Times {
+  std::vector<double> arrival;
+  std::vector<double> exit;
+  [[nodiscard]] double total() const {
+    return *std::max_element(exit.begin(), exit.end()) - *std::min_element(arrival.begin(), arrival.end());
+  }
+  [[nodiscard]] std::vector<double> elapsed() const {
+    std::vector<double> e(arrival.size());
+    for (std::size_t r = 0; r < e.size(); ++r) e[r] = exit[r] - arrival[r];
+    return e;
+  }
+  /// Mean over the ranks of the time after the last arrival.
+  [[nodiscard]] double after_last() const {
+    const double last = *std::max_element(arrival.begin(), arrival.end());
+    double sum = 0;
+    for (double f : exit) sum += f - last;
+    return sum / static_cast<double>(exit.size());
+  }
+};
+
+/// One allreduce of `algorithm` (int32 sum, checked) with the given delays and estimates, as
+/// elapsed_times() for allgather: with the monitor (estimates empty: no edge calls), with a
+/// hand-built snapshot of the estimates (no agent), or neither.
+enum class Estimates { monitor, snapshot, none };
+Times allreduce_times(int procs, const std::string& algorithm, std::size_t count, const std::vector<double>& delays,
+                      const std::vector<double>& estimates, Estimates how, const std::string& platform = {}) {
+  Times times{std::vector<double>(static_cast<std::size_t>(procs)),
+              std::vector<double>(static_cast<std::size_t>(procs))};
+  sim::Config config;
+  config.procs = procs;
+  if (!platform.empty()) config.platform = platform;
+  sim::run(config, [&](Comm& comm) {
+    const int me = comm.rank();
+    Runtime& rt = comm.runtime();
+    std::unique_ptr<Monitor> monitor;
+    if (how == Estimates::monitor) {
+      MonitorOptions mo;
+      mo.link = platform_link;
+      monitor = std::make_unique<Monitor>(comm, mo);
+      monitor->use({Collective::allreduce, algorithm, count, DataType::int32, 0});
+    }
+    barrier(comm);
+    const double start = 1.0;
+    rt.sleep_for(start - rt.now());
+    const double base = 20e-3;
+    const double arrival = start + base + delays[static_cast<std::size_t>(me)];
+    if (monitor) {
+      monitor->processing_start();
+      if (!estimates.empty()) {
+        const double probe = 1e-3;
+        rt.sleep_for(probe);
+        monitor->edge(probe / (base + estimates[static_cast<std::size_t>(me)]));
+      }
+    }
+    rt.sleep_for(arrival - rt.now());
+    const double a = rt.now();
+    CollectiveOptions options;
+    if (monitor) options.hints.set<ArrivalSnapshot>(monitor->arrive());
+    if (how == Estimates::snapshot) {
+      std::vector<double> at(estimates.begin(), estimates.end());
+      options.hints.set<ArrivalSnapshot>(std::make_shared<const ArrivalSnapshot>(std::move(at), platform_link, 0));
+    }
+    allreduce_once(comm, algorithm, count, false, options, algorithm);
+    times.arrival[static_cast<std::size_t>(me)] = a;
+    times.exit[static_cast<std::size_t>(me)] = rt.now();
+    if (monitor) monitor->finalize();
+  });
+  return times;
+}
+
+/// A platform in which every ordered pair of hosts has a link of its own (50 us, 119.5 MB/s), as
+/// figure 6 of seed 002 assumes: a rank sends to both chain neighbours at once without sharing.
+/// One process loads one platform: the test that needs it skips in a process that loaded the
+/// shipped cluster first (ctest runs every test in a process of its own).
+std::string private_links_platform() {
+  struct File {
+    std::filesystem::path path;
+    ~File() {
+      std::error_code ec;
+      std::filesystem::remove(path, ec);
+    }
+  };
+  static const File file{std::filesystem::temp_directory_path() /
+                         ("ragged-private-links-" + std::to_string(::getpid()) + ".xml")};
+  static const bool written = [] {
+    std::ofstream out(file.path);
+    out << "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+        << "<platform version=\"4.1\">\n  <config>\n    <prop id=\"network/model\" value=\"CM02\"/>\n"
+        << "    <prop id=\"network/crosstraffic\" value=\"0\"/>\n  </config>\n"
+        << "  <zone id=\"private-links\" routing=\"Full\">\n";
+    const int hosts = 4;
+    for (int h = 0; h < hosts; ++h) out << "    <host id=\"node-" << h << "\" speed=\"1000Gf\" core=\"4\"/>\n";
+    for (int a = 0; a < hosts; ++a) {
+      for (int b = 0; b < hosts; ++b) {
+        if (a != b) out << "    <link id=\"l-" << a << "-" << b << "\" bandwidth=\"119.5MBps\" latency=\"50us\"/>\n";
+      }
+    }
+    for (int a = 0; a < hosts; ++a) {
+      for (int b = 0; b < hosts; ++b) {
+        if (a == b) continue;
+        out << "    <route src=\"node-" << a << "\" dst=\"node-" << b << "\" symmetrical=\"NO\"><link_ctn id=\"l-" << a
+            << "-" << b << "\"/></route>\n";
+      }
+    }
+    out << "  </zone>\n</platform>\n";
+    out.close();
+    return !out.fail();
+  }();
+  if (!written) throw std::runtime_error("cannot write " + file.path.string());
+  return file.path.string();
+}
+
+// Figure 6 of seed 002 on the simulator: P = 4, five segments of 32 KiB (tau = 50 us + 32768 B /
+// 119.5 MB/s), one process late by 4 tau, links as the figure draws them. The regular linear tree
+// starts its pipeline at the late process: 14 tau. ragged's pipelined_linear starts at rank P-1,
+// so rank 3 is the late one here. SLT puts it where the reduction completes: 12 tau with its
+// estimates handed over directly (no agent, as in the figure), 11 tau when its agent receives
+// the two partials that come before it arrives (plans/slt_order.hpp computes the same).
+TEST(ArrivalTiming, Figure6OfSeed002OnTheSimulator) {
+  const std::string platform = private_links_platform();
+  REQUIRE_PLATFORM(platform);
+  const std::size_t count = 5 * 8192;
+  const double tau = platform_link.tau(32768);
+  const std::vector<double> delays{0, 0, 0, 4 * tau};
+  const Times regular = allreduce_times(4, "pipelined_linear", count, delays, {}, Estimates::none, platform);
+  const Times sorted = allreduce_times(4, "slt", count, delays, delays, Estimates::snapshot, platform);
+  const Times agent = allreduce_times(4, "slt", count, delays, delays, Estimates::monitor, platform);
+  // Up to the reductions' charged time (36 ns per segment at 1000 Gflop/s).
+  EXPECT_NEAR(regular.total() / tau, 14, 1e-3);
+  EXPECT_NEAR(sorted.total() / tau, 12, 1e-3);
+  EXPECT_NEAR(agent.total() / tau, 11, 1e-3);
+}
+
+// PRR on the shipped cluster (a step: one send and one receive per rank, tau each): one rank late
+// by more than 2P-2 steps, so every partial reaches it in the background. After its arrival it
+// needs P steps, the early rank at ring position q P + q + 1 (2P-2 for the last): the step model
+// of plans/prr_schedule.hpp, and on the average a quarter less than the ring's 2P-2.
+TEST(ArrivalTiming, PrrFollowsItsStepModelWhenOneIsLate) {
+  for (int procs : {4, 8, 13}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    const std::size_t count = 2500 * static_cast<std::size_t>(procs);  // 10 KB segments
+    const double tau = platform_link.tau(count * 4 / static_cast<std::size_t>(procs));
+    std::vector<double> delays(static_cast<std::size_t>(procs), 0.0);
+    delays[1] = (2.0 * procs + 3) * tau;
+    const Times prr = allreduce_times(procs, "prr", count, delays, delays, Estimates::monitor);
+    const Times ring = allreduce_times(procs, "ring", count, delays, {}, Estimates::none);
+    double model = 0;
+    for (int q = 0; q < procs; ++q) model += q == procs - 1 ? procs : q == procs - 2 ? 2 * procs - 2 : procs + q + 1;
+    model /= procs;
+    EXPECT_NEAR(prr.after_last() / tau, model, 0.01 * model);
+    EXPECT_NEAR(ring.after_last() / tau, 2.0 * procs - 2, 0.01);  // measured: 6.002, 14.004, 24.006
+    EXPECT_LT(prr.after_last(), ring.after_last());
+  }
+}
+
+// Wrong and missing estimates keep SLT and PRR exact (allreduce_once checks every element) and
+// cost only time. Without estimates (no edge calls: the records come with the arrivals, so every
+// rank waits in arrive() for the last one) PRR is the ring plus one record latency, at most one of
+// its steps; SLT is pipelined_linear started at the last arrival, which loses the pipeline's fill
+// that pipelined_linear does while a late rank computes: at most P steps of a 32 KiB segment
+// (measured: up to 12.0 of them at P = 13). With right estimates both beat their regular
+// counterparts (random arrivals and one late) and the estimates matter: reversed ones do worse
+// (PRR up to 7 steps worse than the ring at P = 13, SLT up to 4.8 ms worse than pipelined_linear;
+// the seed gives no bound for them).
+TEST(ArrivalTiming, AllreduceWithWrongOrMissingEstimates) {
+  for (int procs : {4, 5, 8, 13}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    const std::size_t count = 2500 * static_cast<std::size_t>(procs);
+    const double tau_segment = platform_link.tau(2500 * 4);  // PRR's step
+    const double tau_chain = platform_link.tau(32768);       // SLT's step
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<double> delays(static_cast<std::size_t>(procs));
+      for (int r = 0; r < procs; ++r) delays[static_cast<std::size_t>(r)] = delay_of(r, 300 + trial, 5e-3);
+      if (trial >= 2) {  // one late rank (0, then the middle one), the others together
+        std::fill(delays.begin(), delays.end(), 0.0);
+        delays[static_cast<std::size_t>(trial == 2 ? 0 : procs / 2)] = 5e-3;
+      }
+      const double top = *std::max_element(delays.begin(), delays.end());
+      std::vector<double> reversed(delays.size());
+      std::transform(delays.begin(), delays.end(), reversed.begin(), [top](double d) { return top - d; });
+      for (const char* algorithm : {"prr", "slt"}) {
+        const bool prr = std::string(algorithm) == "prr";
+        const std::string regular = prr ? "ring" : "pipelined_linear";
+        const double slack = prr ? tau_segment : procs * tau_chain;
+        const double base = mean(allreduce_times(procs, regular, count, delays, {}, Estimates::none).elapsed());
+        const double right =
+            mean(allreduce_times(procs, algorithm, count, delays, delays, Estimates::monitor).elapsed());
+        const double wrong =
+            mean(allreduce_times(procs, algorithm, count, delays, reversed, Estimates::monitor).elapsed());
+        const double none = mean(allreduce_times(procs, algorithm, count, delays, {}, Estimates::monitor).elapsed());
+        EXPECT_LE(none, base + slack) << algorithm << " trial " << trial;
+        EXPECT_LT(right, base) << algorithm << " trial " << trial;
+        EXPECT_LT(right, wrong) << algorithm << " trial " << trial;
+      }
+    }
+  }
+}
+
+// On a balanced pattern (omega < tau of a segment) PRR is the ring to the nanosecond; SLT is
+// pipelined_linear when the estimates keep its chain (the latest is rank 0) and nothing reaches a
+// rank before it arrives.
+TEST(ArrivalTiming, AllreduceOnBalancedPatternsRunsTheRegularAlgorithm) {
+  for (int procs : {3, 8}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    const std::size_t count = 2500 * static_cast<std::size_t>(procs);
+    const double tau = platform_link.tau(count * 4 / static_cast<std::size_t>(procs));
+    std::vector<double> delays(static_cast<std::size_t>(procs));
+    for (int r = 0; r < procs; ++r) delays[static_cast<std::size_t>(r)] = 0.8 * tau * (procs - 1 - r) / procs;
+    const std::vector<double> ring = allreduce_times(procs, "ring", count, delays, {}, Estimates::none).elapsed();
+    const std::vector<double> prr = allreduce_times(procs, "prr", count, delays, delays, Estimates::monitor).elapsed();
+    const std::vector<double> chain =
+        allreduce_times(procs, "pipelined_linear", count, delays, {}, Estimates::none).elapsed();
+    const std::vector<double> slt = allreduce_times(procs, "slt", count, delays, delays, Estimates::monitor).elapsed();
+    for (int r = 0; r < procs; ++r) {
+      EXPECT_NEAR(prr[static_cast<std::size_t>(r)], ring[static_cast<std::size_t>(r)], 1e-9) << "prr, rank " << r;
+      EXPECT_NEAR(slt[static_cast<std::size_t>(r)], chain[static_cast<std::size_t>(r)], 1e-9) << "slt, rank " << r;
     }
   }
 }

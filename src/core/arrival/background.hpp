@@ -32,7 +32,7 @@
 namespace ragged::internal {
 
 /// Which background part a plan asks for.
-enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2, bgd = 3 };
+enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2, bgd = 3, slt = 4, prr = 5 };
 
 /// A plan as the ranks agree on it: the kind of background part, the block size, the root.
 struct PlanKey {
@@ -90,6 +90,8 @@ extern const Background bdr_background_part;   ///< allgather bdr
 extern const Background bgd_background_part;   ///< allgather bgd
 extern const Background bsls_background_part;  ///< gather bsls
 extern const Background bslb_background_part;  ///< allgather bslb: bsls at root 0
+extern const Background slt_background_part;   ///< allreduce slt
+extern const Background prr_background_part;   ///< allreduce prr
 
 /// The background part of that kind, from the algorithm list (null for none).
 const Background* background_of(BackgroundKind kind);
@@ -176,6 +178,32 @@ void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
 /// BSLS (gather_bsls.cpp): the root's loop over the other ranks in estimated arrival order.
 void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+/// SLT (allreduce_slt.cpp): the warm-up with the chain neighbours, then the partial segments
+/// that reach this rank before its estimated arrival (slot.segments[t], slot.next_step of them).
+void slt_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+/// PRR (allreduce_prr.cpp): the warm-up with the ring neighbours, then every step of this rank's
+/// program before its first send (partials only: slot.segments[s], slot.next_step).
+void prr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+
+/// The tag of the planned messages of an arrival-aware algorithm whose agents exchange messages
+/// (BGD, SLT, PRR): tag_bgd_first + (epoch mod tag_bgd_epochs). Every epoch has one agreed plan,
+/// so two algorithms never use it in the same epoch, and a cancelled background's stale messages
+/// cannot match a later epoch's for tag_bgd_epochs epochs. Epoch 0 without a snapshot.
+int planned_epoch_tag(const ArrivalSnapshot* snapshot);
+
+/// The warm-up of seed 002 §3 (the agent's "series of messages in the foreseen directions of
+/// communication"): one empty message to each of `to`, one from each of `from`, on `tag`. Part of
+/// the planned program, so run by the agent when the background runs and by the foreground
+/// otherwise (no rank waits for a warm-up nobody sends). `wait` waits for one request.
+template <class Wait>
+void warm_up(Comm& comm, std::span<const int> to, std::span<const int> from, int tag, Wait&& wait) {
+  std::vector<Request> receives;
+  std::vector<Request> sends;
+  for (int r : from) receives.push_back(comm.irecv(r, tag, nullptr, 0));
+  for (int r : to) sends.push_back(comm.isend(r, tag, nullptr, 0));
+  for (Request& s : sends) wait(s);
+  for (Request& r : receives) wait(r);
+}
 
 /// The sorted linear synchronized gather done in the foreground (gather_sls.cpp), shared by
 /// SLS and by BSLS when no background ran. Tags: signal_tag, data_tag. The root's own block is

@@ -2,6 +2,7 @@
 // (src/core/algorithms/list.def) name them. The agent (monitor.cpp) runs them through these
 // entries and never by name.
 #include "arrival/background.hpp"
+#include "internal/common.hpp"
 
 namespace ragged::internal {
 
@@ -10,5 +11,14 @@ const Background bgd_background_part{BackgroundKind::bgd, &bgd_background, -1, f
 // On a balanced pattern BSLS serves in the foreground and BSLB runs NEX: no background.
 const Background bsls_background_part{BackgroundKind::bsls, &bsls_background, -1, true, true};
 const Background bslb_background_part{BackgroundKind::bsls, &bsls_background, 0, true, true};
+// SLT and PRR decide themselves whether there is anything to run: the agent's balance test uses
+// tau of the whole vector, while their steps move one segment.
+const Background slt_background_part{BackgroundKind::slt, &slt_background, -1, false, false};
+const Background prr_background_part{BackgroundKind::prr, &prr_background, -1, false, false};
+
+int planned_epoch_tag(const ArrivalSnapshot* snapshot) {
+  const std::uint64_t epoch = snapshot == nullptr ? 0 : snapshot->epoch();
+  return tag_bgd_first + static_cast<int>(epoch % tag_bgd_epochs);
+}
 
 }  // namespace ragged::internal

@@ -61,7 +61,7 @@ int use(const char* algorithm, std::size_t count, std::size_t element_size) {
     return PAT_ERR_ARG;
   }
   // "name" names the arrival-aware algorithm of that name in whichever collective has one
-  // (allgather bdr, bgd, bslb; gather bsls, sls at root 0); "collective:name" picks the collective.
+  // (allgather bdr, bgd, bslb; gather bsls, sls at root 0; allreduce slt, prr); "collective:name" picks the collective.
   PlannedCall call;
   try {
     const std::string_view text(algorithm);

@@ -14,6 +14,24 @@
 //         than the L steps the last segment needs to reach everyone: max(L, p - 1 - k) tau.
 //   bslb: the last block reaches rank 0 (tau), then a binomial broadcast of p m bytes.
 //   bsls, sls: the last block reaches the root: tau (sls adds the root's signal: + alpha).
+// The arrival-aware allreduce models (slt, prr; seed 002's step model, one process late by omega,
+// the others together) give the mean over the ranks of the time each still needs after the last
+// arrival, the part of e-bar an algorithm controls: their last rank finishes no earlier than the
+// ring's, their gain is that the others finish earlier.
+//   slt: pipelined_linear's chain with the latest process at position 0 (plans/slt_order.hpp);
+//        segments of s = min(32 KiB, m) bytes, tau_s = alpha + s beta, S = ceil(m / s), W =
+//        floor(omega / tau_s). The partials reach position 0 in steps P-1 .. P+S-2, one a step;
+//        its agent takes those before its arrival. On a switch a middle rank's one port carries
+//        the partials still on their way (R = max(0, P-1+S-W) of them) and the S results, so
+//        position k is done about R + S + k steps after the last arrival:
+//        (R + S + (P-2)(P+1)/(2P)) tau_s + m gamma (with separate links per direction, as in
+//        figure 6 and plans::slt::step_model, R shrinks to max(0, P-1-W)). With omega = 0 the
+//        last rank needs R + S + P-2 = 2(P-1+S) - 1 steps, pipelined_linear's model plus one.
+//   prr: P segments, tau = alpha + (m/P) beta, A = floor(omega / tau) pre-steps
+//        (plans/prr_schedule.hpp): the early rank at ring position q <= P-3 finishes P + q + 1
+//        steps after the last arrival (its last forward), or 2P-2-A if q <= P-3-A; position P-2
+//        after 2P-2; the late rank after max(P, 2P-2-A) (P once A >= P-1); plus the ring's
+//        (P-1)/P m gamma. With A = 0 every rank needs 2P-2 steps: the ring.
 #pragma once
 
 #include <algorithm>
@@ -82,6 +100,28 @@ inline double allreduce_pipelined_linear(const CostInput& x) {
   const double s = std::min(segment, x.bytes);
   // down the chain and back up: 2 (p - 1 + segments - 1) steps of one segment
   return 2 * (x.procs - 1 + segments - 1) * (x.alpha + s * x.beta) + (x.procs - 1 + segments - 1) * s * x.gamma;
+}
+/// Seed 002's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
+inline double allreduce_slt(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  const double p = x.procs;
+  const double s = std::min(segment, x.bytes);
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double tau_s = x.alpha + s * x.beta;
+  const double w = tau_s > 0 ? std::floor(x.omega / tau_s) : 0;
+  const double on_the_way = std::max(0.0, p - 1 + segments - w);
+  return (on_the_way + segments + (p - 2) * (p + 1) / (2 * p)) * tau_s + x.bytes * x.gamma;
+}
+/// Seed 002's PRR (allreduce_prr.cpp): the mean time after the last arrival (see the top).
+inline double allreduce_prr(const CostInput& x) {
+  const int procs = x.procs;
+  const double p = procs;
+  const double t = x.alpha + x.bytes / p * x.beta;
+  const double a = t > 0 ? std::min(p, std::floor(x.omega / t)) : 0;
+  double steps = a >= p - 1 ? p : std::max(p, 2 * p - 2 - a);  // the late rank
+  if (procs >= 2) steps += 2 * p - 2;                          // position P-2: the last receive
+  for (int q = 0; q + 2 < procs; ++q) steps += q <= p - 3 - a ? 2 * p - 2 - a : p + q + 1;
+  return steps / p * t + (p - 1) / p * x.bytes * x.gamma;
 }
 inline double allreduce_reduce_bcast(const CostInput& x) {
   const double l = log2_ceil(x.procs);
