@@ -168,6 +168,16 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
                    .algorithm->restrictions.needs_arrival);
 }
 
+TEST(Selection, AllreduceCountsImbalanceInSegmentsOfOneRanksShare) {
+  const LinkModel link{50e-6, 1.0 / 117.5e6};
+  std::vector<double> late(48, 0.0);
+  late[1] = 5e-3;  // 5 ms: below tau of the whole 4 MiB vector (36 ms), above tau of 4 MiB / 48
+  Hints hints;
+  hints.set(std::make_shared<const ArrivalSnapshot>(late, link));
+  const Selection s = select_algorithm(call_of(Collective::allreduce, 48, 4 << 20, &hints), "auto");
+  EXPECT_TRUE(s.algorithm->restrictions.needs_arrival) << s.algorithm->name;
+}
+
 TEST(CostModels, ArrivalAwareModelsFollowTheStepModel) {
   CostInput x;
   x.procs = 28;

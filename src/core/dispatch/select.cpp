@@ -231,9 +231,14 @@ const Algorithm& select_auto(const CallInfo& call) {
   if (snapshot != nullptr && snapshot->size() != call.procs) snapshot = nullptr;
   CostInput x = cost_input(call, snapshot);
   // seed 000 §2: imbalanced when omega / tau >= 1, arrivals before known_at counted as known_at.
-  const bool imbalanced = snapshot != nullptr && call.bytes != 0 && !snapshot->balanced(call.bytes);
+  // tau is the time of one segment (seed 000 §2): a rank's block, or for allreduce the 1/P of
+  // the vector that the ring and PRR move per step.
+  const std::size_t segment = call.collective == Collective::allreduce
+                                  ? std::max<std::size_t>(1, call.bytes / static_cast<std::size_t>(call.procs))
+                                  : call.bytes;
+  const bool imbalanced = snapshot != nullptr && call.bytes != 0 && !snapshot->balanced(segment);
   if (imbalanced) {
-    const internal::StepPlanInput in = internal::step_plan_input(snapshot, call.procs, call.bytes);
+    const internal::StepPlanInput in = internal::step_plan_input(snapshot, call.procs, segment);
     const auto [lo, hi] = std::minmax_element(in.arrivals.begin(), in.arrivals.end());
     x.omega = *hi - *lo;
   }
