@@ -61,6 +61,27 @@ bool type_of_blocks(std::span<const int> counts, MPI_Datatype type, TypeInfo& in
 
 bool valid_root(const Call& call, int root) { return root >= 0 && root < call.size(); }
 
+/// The block of a gather or scatter, checked the same way on both: `local` is the side every
+/// rank has (gather: what it sends; scatter: what it receives), `at_root` the side only the root
+/// has; `in_place` (the root's local side) leaves only the root's. Returns false, after noting
+/// why, when the MPI library must run the call, or when selection does not choose ragged.
+bool rooted_block(Call& call, int root, bool in_place, int local_count, MPI_Datatype local_type, TypeInfo& local,
+                  int root_count, MPI_Datatype root_type, TypeInfo& root_side, std::size_t& block) {
+  if (!valid_root(call, root)) return call.fallback("root");
+  const bool is_root = call.rank() == root;
+  if (in_place && !is_root) return call.fallback("MPI_IN_PLACE at a non-root");
+  std::size_t mine = 0;
+  if (!in_place && !bytes_of(local_count, local_type, local, mine)) return call.fallback("datatype or count");
+  if (is_root) {
+    if (!bytes_of(root_count, root_type, root_side, block)) return call.fallback("datatype or count");
+    if (!in_place && mine != block) return call.fallback("send and receive sizes differ");
+  } else {
+    block = mine;
+  }
+  if (block == 0) return call.fallback("zero bytes");
+  return call.selects_ragged(block);
+}
+
 int native_outcome(int code) {
   pmpi::note_last("native");
   return code;
@@ -200,23 +221,12 @@ int route_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   return pmpi::run(
       Collective::gather, comm,
       [&](Call& call) {
-        if (!valid_root(call, root)) return call.fallback("root");
-        const bool at_root = call.rank() == root;
         const bool in_place = sendbuf == MPI_IN_PLACE;
-        if (in_place && !at_root) return call.fallback("MPI_IN_PLACE at a non-root");
         TypeInfo st;
         TypeInfo rt;
-        std::size_t sent = 0;
         std::size_t block = 0;
-        if (!in_place && !bytes_of(sendcount, sendtype, st, sent)) return call.fallback("datatype or count");
-        if (at_root) {
-          if (!bytes_of(recvcount, recvtype, rt, block)) return call.fallback("datatype or count");
-          if (!in_place && sent != block) return call.fallback("send and receive sizes differ");
-        } else {
-          block = sent;
-        }
-        if (block == 0) return call.fallback("zero bytes");
-        if (!call.selects_ragged(block)) return false;
+        if (!rooted_block(call, root, in_place, sendcount, sendtype, st, recvcount, recvtype, rt, block)) return false;
+        const bool at_root = call.rank() == root;
         const void* send = sendbuf;
         if (!in_place && !st.dense) {
           std::byte* staged = call.scratch(1, block).data();
@@ -253,23 +263,12 @@ int route_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   return pmpi::run(
       Collective::scatter, comm,
       [&](Call& call) {
-        if (!valid_root(call, root)) return call.fallback("root");
-        const bool at_root = call.rank() == root;
         const bool in_place = recvbuf == MPI_IN_PLACE;
-        if (in_place && !at_root) return call.fallback("MPI_IN_PLACE at a non-root");
         TypeInfo st;
         TypeInfo rt;
         std::size_t block = 0;
-        std::size_t received = 0;
-        if (!in_place && !bytes_of(recvcount, recvtype, rt, received)) return call.fallback("datatype or count");
-        if (at_root) {
-          if (!bytes_of(sendcount, sendtype, st, block)) return call.fallback("datatype or count");
-          if (!in_place && received != block) return call.fallback("send and receive sizes differ");
-        } else {
-          block = received;
-        }
-        if (block == 0) return call.fallback("zero bytes");
-        if (!call.selects_ragged(block)) return false;
+        if (!rooted_block(call, root, in_place, recvcount, recvtype, rt, sendcount, sendtype, st, block)) return false;
+        const bool at_root = call.rank() == root;
         const auto p = static_cast<std::size_t>(call.size());
         const void* send = sendbuf;
         if (at_root && !st.dense) {
