@@ -334,9 +334,10 @@ TEST(PrrSchedule, AutoChoosesAnArrivalAwareAllreduceOnlyWhenImbalanced) {
     call.backend = "sim";
     return call;
   };
+  // tau of one segment (4 MiB / 48 ranks) is about 0.78 ms: 0.5 ms late is balanced, 5 ms is not
   Hints h1;
-  EXPECT_FALSE(select_algorithm(call_with(5e-3, true, h1), "auto").algorithm->restrictions.needs_arrival);
-  for (const double late_by : {50e-3, 100e-3, 1.0}) {
+  EXPECT_FALSE(select_algorithm(call_with(0.5e-3, true, h1), "auto").algorithm->restrictions.needs_arrival);
+  for (const double late_by : {5e-3, 50e-3, 100e-3, 1.0}) {
     Hints h;
     const std::string chosen = select_algorithm(call_with(late_by, true, h), "auto").algorithm->name;
     EXPECT_TRUE(chosen == "prr" || chosen == "slt") << chosen;
