@@ -1,10 +1,11 @@
 // The Window of the mpi backend: MPI-3 RMA in one passive-target epoch.
 //
 // Each rank allocates (MPI_Win_allocate) its data bytes, padded to 8, followed by one
-// uint64 per notification slot, and opens an MPI_Win_lock_all epoch that lasts as long
-// as the window. put_notify writes the data (MPI_Put), completes it at the target
-// (MPI_Win_flush), and only then writes the notification (MPI_Accumulate with
-// MPI_REPLACE) and completes that too: a rank that sees the notification sees the data.
+// uint64 per notification slot, the whole padded to 64 bytes, and opens an
+// MPI_Win_lock_all epoch that lasts as long as the window. put_notify writes the data
+// (MPI_Put), completes it at the target (MPI_Win_flush), and only then writes the
+// notification (MPI_Accumulate with MPI_REPLACE) and completes that too: a rank that sees
+// the notification sees the data.
 // Notification slots are only ever touched by accumulate operations on MPI_UINT64_T
 // (MPI_REPLACE to write, MPI_NO_OP to read), which MPI makes atomic with respect to each
 // other; the owner reads its own slots through MPI_Get_accumulate on itself.
@@ -19,6 +20,7 @@ namespace ragged::mpi::detail {
 namespace {
 
 constexpr std::size_t slot_bytes = sizeof(std::uint64_t);
+constexpr std::size_t window_align = 64;
 
 class MpiWindow final : public Window {
  public:
@@ -30,7 +32,12 @@ class MpiWindow final : public Window {
     const std::size_t padded = (bytes + slot_bytes - 1) / slot_bytes * slot_bytes;
     if (padded < bytes) throw InvalidArgument("bytes", "window too large");
     notify_offset_ = static_cast<MPI_Aint>(padded);
-    const std::size_t total = padded + static_cast<std::size_t>(notifications) * slot_bytes;
+    // Each rank's share padded to a whole number of 64-byte lines: MPICH 4.0's MPI_Win_allocate on
+    // one node places puts and accumulates at wrong addresses when a rank's size is not a multiple
+    // of 16 bytes (docs/portability.md, "RMA"). The padding is never exposed (local() is `bytes`).
+    const std::size_t used = padded + static_cast<std::size_t>(notifications) * slot_bytes;
+    const std::size_t total = (used + window_align - 1) / window_align * window_align;
+    if (total < used) throw InvalidArgument("bytes", "window too large");
     void* base = nullptr;
     MPI_Comm mpi_comm = comm.handle();
     check(MPI_Win_allocate(static_cast<MPI_Aint>(total), 1, MPI_INFO_NULL, mpi_comm, &base, &win_), "MPI_Win_allocate");
