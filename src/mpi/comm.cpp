@@ -22,6 +22,27 @@ bool mpi_finalized() {
   return finalized != 0;
 }
 
+/// MPICH 4.0 (ch4): a thread blocked in MPI_Wait or MPI_Waitany on a request that another thread
+/// completes with a message to self (its own send, or a receive that a send to self matches) can
+/// sleep forever; MPI_Test sees the completion (docs/portability.md, "Threads"). Requests that may
+/// involve a message to self (peer = this rank, or any_source) are therefore waited for by polling.
+#if defined(MPICH)
+constexpr bool poll_self_requests = true;
+#else
+constexpr bool poll_self_requests = false;
+#endif
+
+/// Polls MPI_Test on `request` until it completes (yielding, then sleeping up to 50 µs).
+int poll_wait(MPI_Request* request, MPI_Status* status) {
+  Backoff backoff;
+  for (;;) {
+    int flag = 0;
+    const int code = MPI_Test(request, &flag, status);
+    if (code != MPI_SUCCESS || flag != 0) return code;
+    backoff.pause();
+  }
+}
+
 /// A pending MPI_Isend or MPI_Irecv.
 ///
 /// Destroying an incomplete receive cancels it (MPI_Cancel, then MPI_Wait, which returns
@@ -31,13 +52,19 @@ bool mpi_finalized() {
 /// message (small messages complete at once, large ones need the matching receive).
 class MpiRequest final : public RequestImpl {
  public:
-  MpiRequest(MPI_Request request, bool receive, Status send_status)
-      : request_(request), receive_(receive), status_(send_status) {}
+  /// `self`: the peer is this rank or any_source (see poll_self_requests).
+  MpiRequest(MPI_Request request, bool receive, Status send_status, bool self)
+      : request_(request), receive_(receive), poll_(poll_self_requests && self), status_(send_status) {}
   ~MpiRequest() override {
     if (request_ == MPI_REQUEST_NULL || mpi_finalized()) return;
     // Errors cannot leave a destructor; the request is gone either way.
     if (receive_) MPI_Cancel(&request_);
-    MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    if (poll_) {
+      MPI_Status ignored;
+      poll_wait(&request_, &ignored);
+    } else {
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+    }
   }
   MpiRequest(const MpiRequest&) = delete;
   MpiRequest& operator=(const MpiRequest&) = delete;
@@ -55,8 +82,8 @@ class MpiRequest final : public RequestImpl {
     if (finished()) return rethrow_or_true();
     if (!timeout) {
       MPI_Status status;
-      const int code = MPI_Wait(&request_, &status);
-      settle(code, "MPI_Wait", status, true);
+      const int code = poll_ ? poll_wait(&request_, &status) : MPI_Wait(&request_, &status);
+      settle(code, poll_ ? "MPI_Test" : "MPI_Wait", status, true);
       return true;
     }
     ThreadRuntime clock;
@@ -74,6 +101,8 @@ class MpiRequest final : public RequestImpl {
   /// True once the request completed or failed (its MPI request is gone).
   [[nodiscard]] bool finished() const noexcept { return done_ || error_ != MPI_SUCCESS; }
   [[nodiscard]] MPI_Request handle() const noexcept { return request_; }
+  /// Waited for by polling (a message to self under MPICH).
+  [[nodiscard]] bool polled() const noexcept { return poll_; }
 
   /// Records the outcome of a completion call (MPI_Test, MPI_Wait, MPI_Waitany, ...) that
   /// ran on this request's handle; `handle` is the handle as that call left it. Throws
@@ -117,6 +146,7 @@ class MpiRequest final : public RequestImpl {
 
   MPI_Request request_;
   bool receive_;
+  bool poll_;
   Status status_;
   bool done_ = false;
   int error_ = MPI_SUCCESS;
@@ -177,7 +207,7 @@ Request MpiComm::isend(int dest, int tag, const void* data, std::size_t bytes) {
   }
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
-  return Request(std::make_unique<MpiRequest>(request, false, Status{rank_, tag, bytes}));
+  return Request(std::make_unique<MpiRequest>(request, false, Status{rank_, tag, bytes}, dest == rank_));
 }
 
 Request MpiComm::irecv(int source, int tag, void* data, std::size_t capacity) {
@@ -189,13 +219,14 @@ Request MpiComm::irecv(int source, int tag, void* data, std::size_t capacity) {
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Irecv(data, count, MPI_BYTE, source == any_source ? MPI_ANY_SOURCE : source, tag, comm_, &request),
         "MPI_Irecv");
-  return Request(std::make_unique<MpiRequest>(request, true, Status{}));
+  return Request(std::make_unique<MpiRequest>(request, true, Status{}, source == any_source || source == rank_));
 }
 
 std::size_t MpiComm::wait_any(std::span<Request> requests, Timeout timeout) {
   std::vector<MPI_Request> handles;
   std::vector<std::size_t> where;
   std::vector<MpiRequest*> impls;
+  bool polled = false;  // one of them must not be waited for in MPI_Waitany (poll_self_requests)
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (!requests[i].active()) continue;
     auto* impl = dynamic_cast<MpiRequest*>(requests[i].impl());
@@ -208,24 +239,25 @@ std::size_t MpiComm::wait_any(std::span<Request> requests, Timeout timeout) {
     handles.push_back(impl->handle());
     where.push_back(i);
     impls.push_back(impl);
+    polled = polled || impl->polled();
   }
   if (handles.empty()) return npos;
 
   const int n = static_cast<int>(handles.size());
   int index = MPI_UNDEFINED;
   MPI_Status status;
-  const char* call = timeout ? "MPI_Testany" : "MPI_Waitany";
+  const char* call = timeout || polled ? "MPI_Testany" : "MPI_Waitany";
   int code = MPI_SUCCESS;
-  if (!timeout) {
+  if (!timeout && !polled) {
     code = MPI_Waitany(n, handles.data(), &index, &status);
   } else {
-    const double deadline = runtime_.now() + *timeout;
+    const double deadline = timeout ? runtime_.now() + *timeout : 0.0;
     Backoff backoff;
     for (;;) {
       int flag = 0;
       code = MPI_Testany(n, handles.data(), &index, &flag, &status);
       if (code != MPI_SUCCESS || flag != 0) break;
-      if (runtime_.now() >= deadline) {
+      if (timeout && runtime_.now() >= deadline) {
         throw TimeoutError("Comm::wait_any: no completion within " + std::to_string(*timeout) + " s");
       }
       backoff.pause();
