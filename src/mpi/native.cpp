@@ -5,6 +5,7 @@
 // the call's timeout (a blocking MPI collective cannot be abandoned) and ignore the context's hints.
 // Dispatch has checked the arguments, resolved in_place and copied the caller's own block.
 #include <cstddef>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -73,6 +74,16 @@ void native_reduce(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   const int n = count_of(count);
   const MPI_Op mpi_op = reduction_op(op, type);
   const void* send = ctx.rank() == root ? send_arg(sendbuf, recvbuf) : sendbuf;
+#if defined(MPICH)
+  // MPICH 4.0 (pmodels/mpich#6540, fixed upstream by #6543) reads MPI_IN_PLACE as a buffer in
+  // MPI_Reduce at a root other than 0 and crashes: give it a copy of the root's data instead.
+  if (send == MPI_IN_PLACE && root != 0 && n > 0) {
+    const std::size_t bytes = count * size_of(type);
+    std::span<std::byte> copy = ctx.workspace().get(bytes);
+    std::memcpy(copy.data(), recvbuf, bytes);
+    send = copy.data();
+  }
+#endif
   check(PMPI_Reduce(send, recvbuf, n, to_mpi(type), mpi_op, root, native_handle(ctx.comm())), "MPI_Reduce");
 }
 
