@@ -149,6 +149,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<mpi::Session> session;
   try {
     session = std::make_unique<mpi::Session>(&argc, &argv);
+    mpitest::completion_errors_return();
   } catch (const std::exception& e) {
     std::printf("cannot start the mpi backend: %s\n", e.what());
     return 2;

@@ -26,6 +26,17 @@ inline MPI_Comm verdict_comm() {
   return comm;
 }
 
+/// MPICH 4.0 raises the errors that MPI_Wait, MPI_Test and MPI_Waitany find (a truncated
+/// receive) on MPI_COMM_WORLD's error handler, not on the handler of the request's communicator
+/// as Open MPI does (docs/portability.md): a truncated receive on the backend's duplicate, which
+/// returns errors, would abort the job. The drivers that check that it becomes a TransportError
+/// let MPI_COMM_WORLD return errors too, on MPICH only.
+inline void completion_errors_return() {
+#if defined(MPICH)
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
+}
+
 inline int world_rank() {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

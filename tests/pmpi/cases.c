@@ -440,8 +440,18 @@ static void test_transport_error(void) {
     t_force("bcast", "linear");
     int buf[10] = {0};
     g_handled = MPI_SUCCESS;
+#if defined(MPICH)
+    /* MPICH raises what MPI_Wait and MPI_Test find on MPI_COMM_WORLD's handler, not on the
+     * communicator of the request (docs/portability.md): with the default handler the job would
+     * abort inside MPICH, before ragged sees the error. Returning, it reaches ragged, which raises
+     * it on pair_comm as under Open MPI. */
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
     code = class_of(MPI_Bcast(buf, t_rank == 0 ? 10 : 5, MPI_INT, 0, pair_comm));
     handled = class_of(g_handled);
+#if defined(MPICH)
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#endif
     t_force("bcast", NULL);
     PMPI_Errhandler_free(&handler);
     PMPI_Comm_free(&pair_comm);
