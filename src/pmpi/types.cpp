@@ -131,6 +131,41 @@ bool builtin_unit(MPI_Datatype type, std::size_t size, DataType& unit) {
   return false;
 }
 
+/// MPI_Pack's input or MPI_Unpack's output at address 0 (MPI_BOTTOM with an absolute-address
+/// datatype). MPICH 4.0 rejects a null buffer there ("Null pointer in parameter outbuf") although
+/// MPI allows MPI_BOTTOM; so the same bytes are addressed from a non-null anchor with the datatype
+/// moved back by the anchor's address (docs/portability.md). Other addresses pass unchanged.
+class Addressed {
+ public:
+  Addressed(const void* address, int count, MPI_Datatype type, const void* anchor)
+      : address_(const_cast<void*>(address)), count_(count), type_(type) {
+    if (address != nullptr) return;
+    MPI_Aint at = 0;
+    check(PMPI_Get_address(anchor, &at), "MPI_Get_address");
+    const MPI_Aint back = -at;
+    check(PMPI_Type_create_hindexed_block(1, count, &back, type, &shifted_), "MPI_Type_create_hindexed_block");
+    check(PMPI_Type_commit(&shifted_), "MPI_Type_commit");
+    address_ = const_cast<void*>(anchor);
+    count_ = 1;
+    type_ = shifted_;
+  }
+  ~Addressed() {
+    if (shifted_ != MPI_DATATYPE_NULL) PMPI_Type_free(&shifted_);
+  }
+  Addressed(const Addressed&) = delete;
+  Addressed& operator=(const Addressed&) = delete;
+
+  [[nodiscard]] void* address() const { return address_; }
+  [[nodiscard]] int count() const { return count_; }
+  [[nodiscard]] MPI_Datatype type() const { return type_; }
+
+ private:
+  void* address_;
+  int count_;
+  MPI_Datatype type_;
+  MPI_Datatype shifted_ = MPI_DATATYPE_NULL;
+};
+
 }  // namespace
 
 bool describe(MPI_Datatype type, TypeInfo& info) {
@@ -168,8 +203,9 @@ void pack(const void* buf, std::size_t count, const TypeInfo& type, std::byte* o
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(chunk, count - done);
     int position = 0;
-    check(PMPI_Pack(offset(buf, static_cast<MPI_Aint>(done) * type.extent), static_cast<int>(n), type.type,
-                    out + done * type.size, static_cast<int>(n * type.size), &position, comm),
+    std::byte* const to = out + done * type.size;
+    const Addressed from(offset(buf, static_cast<MPI_Aint>(done) * type.extent), static_cast<int>(n), type.type, to);
+    check(PMPI_Pack(from.address(), from.count(), from.type(), to, static_cast<int>(n * type.size), &position, comm),
           "MPI_Pack");
     done += n;
   }
@@ -185,8 +221,9 @@ void unpack(const std::byte* in, std::size_t count, const TypeInfo& type, void* 
   for (std::size_t done = 0; done < count;) {
     const std::size_t n = std::min(chunk, count - done);
     int position = 0;
-    check(PMPI_Unpack(in + done * type.size, static_cast<int>(n * type.size), &position,
-                      offset(buf, static_cast<MPI_Aint>(done) * type.extent), static_cast<int>(n), type.type, comm),
+    const std::byte* const from = in + done * type.size;
+    const Addressed to(offset(buf, static_cast<MPI_Aint>(done) * type.extent), static_cast<int>(n), type.type, from);
+    check(PMPI_Unpack(from, static_cast<int>(n * type.size), &position, to.address(), to.count(), to.type(), comm),
           "MPI_Unpack");
     done += n;
   }
