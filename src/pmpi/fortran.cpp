@@ -1,17 +1,36 @@
-// The Fortran entry points of libragged_pmpi.so (docs/pmpi.md, "Fortran").
+// The Fortran entry points of libragged_pmpi.so (docs/pmpi.md, "Fortran"; docs/portability.md).
 //
-// Open MPI's Fortran bindings (libmpi_mpifh, used by `include 'mpif.h'` and `use mpi`) call
-// PMPI_ functions directly, so a library with only the C MPI_ symbols never sees a Fortran
-// program. This file defines the Fortran symbols of the collectives the library intercepts, in
-// the four spellings Open MPI 4.1 itself exports (mpi_bcast_ as gfortran calls it, mpi_bcast,
-// mpi_bcast__ and MPI_BCAST), converts the handles with MPI_*_f2c, recognises the Fortran
+// Both define the Fortran symbols of the collectives the library intercepts, in the four
+// spellings the MPI libraries export (mpi_bcast_ as gfortran calls it, mpi_bcast, mpi_bcast__ and
+// MPI_BCAST), so that a Fortran program linked with the library references it (a linker with
+// --as-needed, Debian's default, drops a library the program references nothing of). What they
+// do depends on the MPI library's Fortran bindings:
+//
+// Open MPI (libmpi_mpifh, behind `include 'mpif.h'` and `use mpi`): its bindings call PMPI_
+// functions directly, so a library with only the C MPI_ symbols would never see a Fortran
+// program. Each entry point converts the handles with MPI_*_f2c, recognises the Fortran
 // MPI_IN_PLACE and MPI_BOTTOM by the address of their common blocks (mpi_fortran_in_place_,
 // mpi_fortran_bottom_: MPI exports them; a Fortran program's references bind to the same
 // object), and calls the library's C entry points, which route the call (collectives.cpp).
+//
+// MPICH (libmpichfort, and the libraries derived from it): its bindings convert handles and
+// sentinels themselves (MPICH's sentinels are other objects) and then call the C MPI_
+// functions, which this library defines. Each entry point hands the call to MPICH's own binding
+// under its profiling name (pmpi_bcast_, the same code as mpi_bcast_), which converts the
+// arguments and calls MPI_Bcast: the library's C entry point.
+//
 // `use mpi_f08` calls other symbols (mpi_bcast_f08_) and is not intercepted.
 #include <mpi.h>
 
 #include "pmpi.hpp"
+
+// Every entry point in its four spellings: NAME_ (the definition), NAME, NAME__ and UPPER.
+#define RAGGED_FORTRAN_ALIASES(lower, upper, params)                           \
+  RAGGED_PMPI_EXPORT void lower params __attribute__((alias(#lower "_")));     \
+  RAGGED_PMPI_EXPORT void lower##__ params __attribute__((alias(#lower "_"))); \
+  RAGGED_PMPI_EXPORT void upper params __attribute__((alias(#lower "_")));
+
+#if defined(OPEN_MPI)
 
 extern "C" {
 // Defined by the MPI library (the Fortran sentinels of Open MPI; common blocks in mpif.h).
@@ -34,12 +53,6 @@ MPI_Datatype type(const MPI_Fint* t) { return MPI_Type_f2c(*t); }
 MPI_Op op(const MPI_Fint* o) { return MPI_Op_f2c(*o); }
 
 }  // namespace
-
-// Every entry point in its four spellings: NAME_ (the definition), NAME, NAME__ and UPPER.
-#define RAGGED_FORTRAN_ALIASES(lower, upper, params)                           \
-  RAGGED_PMPI_EXPORT void lower params __attribute__((alias(#lower "_")));     \
-  RAGGED_PMPI_EXPORT void lower##__ params __attribute__((alias(#lower "_"))); \
-  RAGGED_PMPI_EXPORT void upper params __attribute__((alias(#lower "_")));
 
 extern "C" {
 
@@ -145,3 +158,44 @@ RAGGED_PMPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { *ierr = MPI_Finalize(); 
 RAGGED_FORTRAN_ALIASES(mpi_finalize, MPI_FINALIZE, (MPI_Fint*))
 
 }  // extern "C"
+
+#elif defined(MPICH)
+
+// MPICH's Fortran bindings under their profiling names, from libmpichfort. Weak: a C program
+// never loads libmpichfort, and never calls the entry points below that use them.
+#define RAGGED_FORTRAN_FORWARD(lower, upper, params, args)                 \
+  extern "C" void p##lower##_ params __attribute__((weak));                \
+  extern "C" RAGGED_PMPI_EXPORT void lower##_ params { p##lower##_ args; } \
+  extern "C" {                                                             \
+  RAGGED_FORTRAN_ALIASES(lower, upper, params)                             \
+  }
+
+using F = MPI_Fint;
+
+RAGGED_FORTRAN_FORWARD(mpi_allgather, MPI_ALLGATHER, (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* ierr),
+                       (a, b, c, d, e, f, g, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_allgatherv, MPI_ALLGATHERV, (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* ierr),
+                       (a, b, c, d, e, f, g, h, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_allreduce, MPI_ALLREDUCE, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
+                       (a, b, c, d, e, f, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_reduce, MPI_REDUCE, (void* a, void* b, F* c, F* d, F* e, F* f, F* g, F* ierr),
+                       (a, b, c, d, e, f, g, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_bcast, MPI_BCAST, (void* a, F* b, F* c, F* d, F* e, F* ierr), (a, b, c, d, e, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_gather, MPI_GATHER, (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* ierr),
+                       (a, b, c, d, e, f, g, h, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_scatter, MPI_SCATTER, (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* ierr),
+                       (a, b, c, d, e, f, g, h, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_gatherv, MPI_GATHERV, (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* i, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_scatterv, MPI_SCATTERV,
+                       (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_alltoall, MPI_ALLTOALL, (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* ierr),
+                       (a, b, c, d, e, f, g, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_alltoallv, MPI_ALLTOALLV,
+                       (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_barrier, MPI_BARRIER, (F * a, F* ierr), (a, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_finalize, MPI_FINALIZE, (F * ierr), (ierr))
+
+#endif  // OPEN_MPI, MPICH
