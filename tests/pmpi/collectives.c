@@ -119,6 +119,15 @@ static void check_reduction(const reduction_case* c, int root, int in_place) {
     memcpy(want, mine, bytes);
   }
   const void* send = use_in_place ? MPI_IN_PLACE : mine;
+  /* MPICH 4.0 crashes on an in-place reduce at a root other than 0: forced "native" would hand
+   * it exactly that, and the reference below passes the root's own data instead (same result). */
+  const int mpich_bug = root >= 0 && in_place && t_mpich_reduce_in_place_bug(root);
+  if (mpich_bug && strcmp(g_name, "native") == 0) {
+    free(mine);
+    free(got);
+    free(want);
+    return;
+  }
   int rc = 0;
   int ref = 0;
   if (root < 0) {
@@ -130,7 +139,7 @@ static void check_reduction(const reduction_case* c, int root, int in_place) {
   if (root < 0) {
     ref = PMPI_Allreduce(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
   } else {
-    ref = PMPI_Reduce(send, want, c->count, c->type, c->op, root, MPI_COMM_WORLD);
+    ref = PMPI_Reduce(mpich_bug && use_in_place ? mine : send, want, c->count, c->type, c->op, root, MPI_COMM_WORLD);
   }
   int ok = rc == MPI_SUCCESS && ref == MPI_SUCCESS && ran && memcmp(got, want, guarded) == 0;
   if (ok && here && c->matrices > 0) {
