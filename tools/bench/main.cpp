@@ -7,6 +7,7 @@
 
 #include "experiments.hpp"
 #include "ragged/error.hpp"
+#include "ragged/version.hpp"
 
 // Every subcommand, in the order of --help: one line each. The experiment's file defines
 // CLI::App* add_<name>_command(CLI::App&, Common&, Runner&) (docs/bench.md).
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
       "ragged-bench: the experiments of ragged's seed papers, on SimGrid or real MPI.\n"
       "Without a subcommand it runs `pap` with its defaults."};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", std::string("ragged-bench ") + ragged::version());
 
   Common common;
   Runner chosen;
