@@ -1,19 +1,6 @@
-# Script mode: install, configure the consumer, build it, run it.
+# Script mode: install, configure the consumer with find_package(ragged), build it, run it.
+include("${CMAKE_CURRENT_LIST_DIR}/consumers.cmake")
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
-function(step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "step failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(step_output "${out}" PARENT_SCOPE)
-endfunction()
 step(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-step(${CMAKE_COMMAND} -S "${CONSUMER_DIR}" -B "${WORK_DIR}/build" "-DCMAKE_PREFIX_PATH=${prefix}"
-     "-DWITH_SIM=${WITH_SIM}")
-step(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-step("${WORK_DIR}/build/consumer")
-message(STATUS "${step_output}")
-if(NOT step_output MATCHES "consumer ok")
-  message(FATAL_ERROR "the consumer did not report success: ${step_output}")
-endif()
+cmake_consumer("${prefix}" "${WORK_DIR}/build")
