@@ -25,6 +25,9 @@
 #ifndef RAGGED_PLATFORM_INSTALL_DIR
 #define RAGGED_PLATFORM_INSTALL_DIR ""
 #endif
+#ifndef RAGGED_PLATFORM_EXE_RELATIVE_DIR
+#define RAGGED_PLATFORM_EXE_RELATIVE_DIR ""
+#endif
 
 namespace ragged::sim {
 
@@ -188,14 +191,25 @@ std::string platform_path(std::string_view name_or_path) {
   std::string name(name_or_path);
   const auto shipped = shipped_platforms();
   if (std::find(shipped.begin(), shipped.end(), name) != shipped.end()) {
-    for (const char* dir : {RAGGED_PLATFORM_DIR, RAGGED_PLATFORM_INSTALL_DIR}) {
-      if (*dir == '\0') continue;
-      const fs::path p = fs::path(dir) / (name + ".xml");
-      std::error_code ec;
-      if (fs::is_regular_file(p, ec)) return p.string();
+    // $RAGGED_PLATFORM_PATH, the source tree (a build run in place), beside the running program
+    // as installed (an installed tree moved elsewhere, e.g. a package unpacked into a scratch
+    // root), the install prefix.
+    std::vector<fs::path> dirs;
+    if (const char* env = std::getenv("RAGGED_PLATFORM_PATH"); env != nullptr && *env != '\0') dirs.emplace_back(env);
+    if (*RAGGED_PLATFORM_DIR != '\0') dirs.emplace_back(RAGGED_PLATFORM_DIR);
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    if (!ec && *RAGGED_PLATFORM_EXE_RELATIVE_DIR != '\0') {
+      dirs.push_back((exe.parent_path() / RAGGED_PLATFORM_EXE_RELATIVE_DIR).lexically_normal());
     }
-    throw InvalidArgument("platform", "shipped platform '" + name + "' is missing from " + RAGGED_PLATFORM_DIR +
-                                          " and " + RAGGED_PLATFORM_INSTALL_DIR);
+    if (*RAGGED_PLATFORM_INSTALL_DIR != '\0') dirs.emplace_back(RAGGED_PLATFORM_INSTALL_DIR);
+    std::string tried;
+    for (const fs::path& dir : dirs) {
+      const fs::path p = dir / (name + ".xml");
+      if (fs::is_regular_file(p, ec)) return p.string();
+      tried += (tried.empty() ? "" : ", ") + dir.string();
+    }
+    throw InvalidArgument("platform", "shipped platform '" + name + "' is missing from " + tried);
   }
   std::error_code ec;
   if (!name.empty() && fs::is_regular_file(fs::path(name), ec)) return name;
