@@ -14,6 +14,7 @@ packages=(
   iproute2 iptables libnetfilter-queue-dev        # tools/testbed (namespaces, delay line)
   gnuplot-nox                                     # figures of the benchmarks
   python3                                         # checkers of the PMPI report tests
+  dpkg-dev file                                   # Debian packages (cpack -G DEB: dpkg-shlibdeps, dpkg-deb)
 )
 
 missing=()

@@ -1,5 +1,6 @@
 # Script mode: installs the build into a fresh prefix and builds programs against it with
 # `pkg-config --cflags --libs` alone (PKG_CONFIG_PATH = the prefix's pkgconfig directory).
+cmake_minimum_required(VERSION 3.25)
 include("${CMAKE_CURRENT_LIST_DIR}/consumers.cmake")
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
