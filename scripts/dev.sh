@@ -5,6 +5,7 @@
 #   scripts/dev.sh test                             every test (ctest), release build in build/
 #   scripts/dev.sh release                          the Release (-O3) build with warnings as errors, and its unit tests
 #   scripts/dev.sh sanitize                         unit, sim-backend, conformance, arrival, irregular and alltoall sim tests under ASan+UBSan
+#   scripts/dev.sh mpich                            the mpi tiers (conformance.mpi, mpi.*, mpi.pmpi.*) against MPICH, in build-mpich
 #   scripts/dev.sh package                          the Debian packages (build-package/packages/*.deb) and their test
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,12 @@ case "$cmd" in
     cmake --build --preset asan -j "$jobs"
     ctest --preset asan -j "$jobs" "$@"
     ;;
+  mpich)
+    # Debian's MPICH beside Open MPI (mpicc.mpich, mpiexec.mpich; the default MPI is untouched).
+    configure mpich
+    cmake --build --preset mpich -j "$jobs"
+    ctest --preset mpich -j "$jobs" "$@"
+    ;;
   package)
     # cpack -G DEB, then package.deb: control fields, unpacked into a scratch root, consumers built.
     configure package
@@ -47,7 +54,7 @@ case "$cmd" in
     ;;
   *)
     echo "usage: scripts/dev.sh bench [args] | test [ctest args] | release [ctest args] | sanitize [ctest args]" \
-         "| package [ctest args]" >&2
+         "| mpich [ctest args] | package [ctest args]" >&2
     exit 2
     ;;
 esac

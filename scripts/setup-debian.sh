@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git            # toolchain (CMake >= 3.25)
   libopenmpi-dev openmpi-bin                      # the mpi backend and mpirun tier
+  libmpich-dev mpich                              # the second MPI (RAGGED_MPI=mpich); Open MPI stays the default
   gfortran                                        # the PMPI library's Fortran tests
   libsimgrid-dev                                  # the sim backend (SimGrid 3.32)
   libgtest-dev                                    # tests

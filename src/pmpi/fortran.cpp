@@ -1,10 +1,10 @@
 // The Fortran entry points of libragged_pmpi.so (docs/pmpi.md, "Fortran"; docs/portability.md).
 //
-// Both define the Fortran symbols of the collectives the library intercepts, in the four
-// spellings the MPI libraries export (mpi_bcast_ as gfortran calls it, mpi_bcast, mpi_bcast__ and
-// MPI_BCAST), so that a Fortran program linked with the library references it (a linker with
-// --as-needed, Debian's default, drops a library the program references nothing of). What they
-// do depends on the MPI library's Fortran bindings:
+// With either MPI library this file defines the Fortran symbols of the collectives the library
+// intercepts, in the four spellings the MPI libraries export (mpi_bcast_ as gfortran calls it,
+// mpi_bcast, mpi_bcast__ and MPI_BCAST), so that a Fortran program linked with the library
+// references it (a linker with --as-needed, Debian's default, drops a library the program
+// references nothing of). What they do depends on the MPI library's Fortran bindings:
 //
 // Open MPI (libmpi_mpifh, behind `include 'mpif.h'` and `use mpi`): its bindings call PMPI_
 // functions directly, so a library with only the C MPI_ symbols would never see a Fortran
