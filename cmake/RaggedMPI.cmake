@@ -9,8 +9,10 @@
 # `mpi` and `mpirun` point at, so the choice never depends on (or changes) the machine's default.
 # A MPI_<LANG>_COMPILER or MPIEXEC_EXECUTABLE given on the command line wins. For openmpi and
 # mpich, the library found must be that one (its mpi.h defines OPEN_MPI or MPICH), or configuring
-# fails. Switching RAGGED_MPI in an existing build directory is refused: FindMPI caches its
-# results, so a second MPI needs a build directory of its own (the preset mpich uses build-mpich).
+# fails (with a warning only when RAGGED_MPI was left at its default: a plain build against
+# whatever MPI the machine has keeps working). Switching RAGGED_MPI in an existing build
+# directory is refused: FindMPI caches its results, so a second MPI needs a build directory of
+# its own (the preset mpich uses build-mpich).
 #
 # Sets, for the tests (docs/portability.md):
 #   RAGGED_MPI_IMPLEMENTATION  openmpi, mpich or unknown: what the found mpi.h says
@@ -18,6 +20,10 @@
 # and defines ragged_mpiexec_args(<out> <args>...), which rewrites Open MPI's `-x NAME=VALUE`
 # among launcher arguments into the launcher's own spelling (`-genv NAME VALUE` for MPICH's hydra).
 
+if(NOT DEFINED CACHE{RAGGED_MPI} AND NOT DEFINED CACHE{RAGGED_MPI_DEFAULTED})
+  # Nobody chose: a plain build on a machine whose only MPI is another one still builds (below).
+  set(RAGGED_MPI_DEFAULTED ON CACHE INTERNAL "RAGGED_MPI was not given at the first configure")
+endif()
 set(RAGGED_MPI "openmpi" CACHE STRING "MPI library to build against: openmpi, mpich or other")
 set_property(CACHE RAGGED_MPI PROPERTY STRINGS openmpi mpich other)
 if(NOT RAGGED_MPI MATCHES "^(openmpi|mpich|other)$")
@@ -26,7 +32,7 @@ endif()
 if(DEFINED CACHE{RAGGED_MPI_CONFIGURED} AND NOT RAGGED_MPI_CONFIGURED STREQUAL RAGGED_MPI)
   message(FATAL_ERROR "This build directory was configured with RAGGED_MPI=${RAGGED_MPI_CONFIGURED}; FindMPI "
                       "cached that library. Configure RAGGED_MPI=${RAGGED_MPI} in a build directory of its own "
-                      "(e.g. cmake --preset mpich, which uses build-mpich).")
+                      "(the presets: default in build/, mpich in build-mpich/).")
 endif()
 set(RAGGED_MPI_CONFIGURED "${RAGGED_MPI}" CACHE INTERNAL "RAGGED_MPI this build directory was configured with")
 
@@ -73,13 +79,17 @@ function(ragged_check_mpi_implementation)
   else()
     set(_impl unknown)
   endif()
-  if(NOT RAGGED_MPI STREQUAL "other" AND NOT _impl STREQUAL RAGGED_MPI)
+  if(NOT RAGGED_MPI STREQUAL "other" AND NOT _impl STREQUAL RAGGED_MPI AND RAGGED_MPI_DEFAULTED)
+    message(WARNING "RAGGED_MPI defaults to ${RAGGED_MPI}, but the MPI found (${MPI_CXX_COMPILER}) is ${_impl}: "
+                    "building against it. Set RAGGED_MPI to say which MPI to use.")
+  elseif(NOT RAGGED_MPI STREQUAL "other" AND NOT _impl STREQUAL RAGGED_MPI)
     message(FATAL_ERROR "RAGGED_MPI=${RAGGED_MPI}, but the MPI found (${MPI_CXX_COMPILER}, mpi.h in "
                         "${MPI_CXX_INCLUDE_DIRS}) is ${_impl}. Install it (Debian: scripts/setup-debian.sh), "
                         "point MPI_CXX_COMPILER at its wrapper, or set RAGGED_MPI=other.")
   endif()
   set(RAGGED_MPI_IMPLEMENTATION "${_impl}" CACHE INTERNAL "The MPI implementation ragged builds against")
-  message(STATUS "ragged: MPI is ${_impl} (RAGGED_MPI=${RAGGED_MPI}; ${MPI_CXX_COMPILER}; launcher ${MPIEXEC_EXECUTABLE})")
+  message(STATUS "ragged: MPI is ${_impl} (RAGGED_MPI=${RAGGED_MPI}; ${MPI_CXX_COMPILER}; "
+                 "launcher ${MPIEXEC_EXECUTABLE})")
 endfunction()
 
 # Launcher options of the tests, per implementation.
