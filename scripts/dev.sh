@@ -5,7 +5,7 @@
 #   scripts/dev.sh test                             every test (ctest), release build in build/
 #   scripts/dev.sh release                          the Release (-O3) build with warnings as errors, and its unit tests
 #   scripts/dev.sh sanitize                         unit, sim-backend, conformance, arrival, irregular and alltoall sim tests under ASan+UBSan
-#   scripts/dev.sh mpich                            the mpi tiers (conformance.mpi, mpi.*, mpi.pmpi.*) against MPICH, in build-mpich
+#   scripts/dev.sh mpich                            the mpi tiers (conformance.mpi, mpi.*, mpi.pmpi.*) and install.* against MPICH, in build-mpich
 #   scripts/dev.sh package                          the Debian packages (build-package/packages/*.deb) and their test
 set -euo pipefail
 cd "$(dirname "$0")/.."
