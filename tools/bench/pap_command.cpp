@@ -19,7 +19,8 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   PapSweepOptions& sweep = t->sweep;
   cmd->add_option("--collective", o.collective, "allgather or allreduce")->capture_default_str();
   cmd.list("--algorithms", o.algorithms, "ring,nex,lnbc,bdr,bgd,bslb",
-           "comma-separated algorithm names (arrival-aware ones, e.g. bdr, bgd and bslb, get the monitor calls)");
+           "comma-separated algorithm names (arrival-aware ones, e.g. bdr, bgd and bslb, get the monitor calls); "
+           "for --collective allreduce the default is ring,rabenseifner,slt,prr,prd (and native on mpi)");
   cmd.count("--size", o.size, "256Ki", "total vector in floats (K/Ki = 1024, M/Mi = 2^20)");
   cmd.duration("--max-delay", o.max_delay_s, "5ms", "maximum injected arrival delay (e.g. 5ms)");
   cmd->add_option("--mode", o.mode, "randlate or onelate")->capture_default_str();
@@ -65,6 +66,10 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd.runs(chosen, [t, pap](const BackendOptions& backend) {
     if (t->sweep.name.empty()) {
       PapOptions one = t->pap;
+      // --collective allreduce without --algorithms: seed 002's algorithms, prd, and native on mpi.
+      if (one.collective == "allreduce" && pap->count("--algorithms") == 0) {
+        one.algorithms = allreduce_sweep_algorithms("allreduce-table3", backend.backend);
+      }
       one.plot = t->plot;
       return run_pap(one, backend);
     }
