@@ -186,6 +186,7 @@ struct Options {
   std::uint64_t seed = 1;
   double edge_fraction = 0;  // 0: measured online
   int no_edge_rank = -1;
+  std::string monitor = "auto";  // auto: for the arrival-aware algorithms only; on; off
   bool check = false;
   bool quiet = false;
   std::string save_params;     // rank 0 writes the final parameters (float32, host order)
@@ -253,6 +254,7 @@ int train(const Options& o) {
   const bool arrival_aware =
       o.algorithm == "auto" ||
       ragged::Registry::instance().find(ragged::Collective::allreduce, o.algorithm).restrictions.needs_arrival;
+  const bool with_monitor = o.monitor == "on" || (o.monitor == "auto" && arrival_aware);
 
   const ragged::train::ImageSet train_set = ragged::train::load_idx(o.data, "train", o.limit);
   const ragged::train::ImageSet test_set = ragged::train::load_idx(o.data, "t10k", o.test_limit);
@@ -287,10 +289,12 @@ int train(const Options& o) {
 
   // The arrival runtime, for the arrival-aware algorithms only (as the seed's §6 and ragged-bench
   // pap: "the PAP framework ... was initiated only for the latter two").
+  // --monitor on runs it for ring and native too (its snapshot is then unused): what the agent
+  // thread costs; --monitor off runs slt and prr without estimates (their regular fall-backs).
   std::unique_ptr<ragged::Monitor> monitor;
-  if (arrival_aware) {
+  if (with_monitor) {
     monitor = std::make_unique<ragged::Monitor>(*comm);
-    if (o.algorithm != "auto") {
+    if (arrival_aware && o.algorithm != "auto") {
       monitor->use(
           ragged::PlannedCall{ragged::Collective::allreduce, o.algorithm, count, ragged::DataType::float32, 0});
     }
@@ -361,7 +365,10 @@ int train(const Options& o) {
       // ---- communication phase: one allreduce of every parameter
       ragged::CollectiveOptions copts;
       copts.algorithm = o.algorithm;
-      if (monitor) copts.hints.set(monitor->arrive());
+      if (monitor) {
+        auto snapshot = monitor->arrive();
+        if (arrival_aware) copts.hints.set(std::move(snapshot));
+      }
       const ragged::Algorithm& ran = ragged::allreduce(*comm, std::span<const float>(local), std::span<float>(sum),
                                                        ragged::ReduceOp::sum(), copts);
       const double f = now(*comm);
@@ -498,20 +505,22 @@ int train(const Options& o) {
       std::printf("compare: relative L2 distance %.3e, max |difference| %.3e, %zu of %zu parameters equal\n",
                   std::sqrt(diff / norm), max_abs, equal, count);
     }
+    // off; on (edge on every rank); on-no-edge-R
+    const std::string monitor_label =
+        !monitor ? "off" : (o.no_edge_rank >= 0 ? "on-no-edge-" + std::to_string(o.no_edge_rank) : "on");
     if (!o.csv.empty()) {
       std::ofstream csv(o.csv);
       if (!csv) throw ragged::InvalidArgument("--csv", "cannot write '" + o.csv + "'");
       csv << "algorithm,ran,procs,epoch,steps,batch_per_rank,images_per_epoch,params,bytes,epoch_time_s,"
              "train_time_s,ebar_epoch_s,ebar_s,stddev_s,omega_s,compute_s,edge_fraction,train_loss,"
-             "test_accuracy,test_images,edge,final_hash\n";
+             "test_accuracy,test_images,monitor,final_hash\n";
       for (const EpochRow& r : rows) {
         char line[1024];
         std::snprintf(line, sizeof line,
                       "%s,%s,%d,%d,%zu,%zu,%zu,%zu,%zu,%.6f,%.6f,%.9f,%.9f,%.9f,%.9f,%.9f,%.4f,%.6f,%.6f,%zu,%s,%s\n",
                       o.algorithm.c_str(), ran_list.c_str(), procs, r.epoch, r.steps, o.batch, r.steps * global_batch,
                       count, count * sizeof(float), r.epoch_time, r.train_time, r.ebar_epoch, r.ebar, r.stddev, r.omega,
-                      r.compute, r.fraction, r.loss, r.accuracy, r.test_images,
-                      monitor ? (o.no_edge_rank >= 0 ? "partial" : "yes") : "none", hex);
+                      r.compute, r.fraction, r.loss, r.accuracy, r.test_images, monitor_label.c_str(), hex);
         csv << line;
       }
     }
@@ -548,6 +557,10 @@ int main(int argc, char** argv) {
                  "fraction passed to edge(); 0: this rank's mean measured fraction of the past steps")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--monitor", o.monitor,
+                 "arrival monitor: auto (for slt, prr and auto only, as the seed), on (every algorithm), off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--no-edge-rank", o.no_edge_rank, "this rank never calls edge() (tests the fall-back)");
   app.add_option("--save-params", o.save_params, "write the final parameters to this file (raw float32, rank 0)");
   app.add_option("--compare-params", o.compare_params,
