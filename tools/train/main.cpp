@@ -204,6 +204,10 @@ struct EpochRow {
   double omega = 0;     // mean of max a - min a per step (clock of one machine)
   double compute = 0;   // mean computation phase per step and rank
   double fraction = 0;  // mean measured edge fraction
+  // Arrival estimates (runs whose allreduce got a snapshot): mean |estimated - actual arrival|
+  // over ranks and steps, and the share of steps whose latest rank was estimated latest.
+  std::optional<double> estimate_error;
+  std::optional<double> latest_hit;
   double loss = 0;
   double accuracy = 0;
   std::size_t test_images = 0;
@@ -322,8 +326,8 @@ int train(const Options& o) {
         "%zu test images%s\n",
         o.algorithm.c_str(), procs, count, count * sizeof(float), train_set.size(), steps_per_epoch, o.batch, procs,
         test_set.size(), monitor ? ", arrival monitor on" : "");
-    std::printf("%5s %7s %10s %10s %10s %10s %10s %9s %8s %8s %9s\n", "epoch", "steps", "epoch[s]", "train[s]",
-                "ebar[ms]", "sd[ms]", "omega[ms]", "comp[ms]", "edge_f", "loss", "accuracy");
+    std::printf("%5s %7s %10s %10s %10s %10s %10s %9s %8s %9s %7s %8s %9s\n", "epoch", "steps", "epoch[s]", "train[s]",
+                "ebar[ms]", "sd[ms]", "omega[ms]", "comp[ms]", "edge_f", "esterr[ms]", "latest", "loss", "accuracy");
     std::fflush(stdout);
   }
 
@@ -334,6 +338,7 @@ int train(const Options& o) {
   std::iota(order.begin(), order.end(), 0u);
   std::vector<double> arrivals(steps_per_epoch);
   std::vector<double> gathered(rank == 0 ? steps_per_epoch * p : 0);
+  std::vector<double> estimates(rank == 0 && arrival_aware && monitor ? steps_per_epoch * p : 0);
   std::vector<EpochRow> rows;
   double train_time = 0;
   double e_sum_all = 0;
@@ -367,6 +372,10 @@ int train(const Options& o) {
       copts.algorithm = o.algorithm;
       if (monitor) {
         auto snapshot = monitor->arrive();
+        if (!estimates.empty()) {
+          std::copy(snapshot->arrivals().begin(), snapshot->arrivals().end(),
+                    estimates.begin() + static_cast<std::ptrdiff_t>(s * p));
+        }
         if (arrival_aware) copts.hints.set(std::move(snapshot));
       }
       const ragged::Algorithm& ran = ragged::allreduce(*comm, std::span<const float>(local), std::span<float>(sum),
@@ -385,7 +394,7 @@ int train(const Options& o) {
       fraction_sum += frac;
       epoch_fraction_sum += frac;
       ++fraction_steps;
-      arrivals[s] = a;
+      arrivals[s] = a - (monitor ? monitor->clock_offset() : 0.0);  // on rank 0's clock
       if (std::find(selected.begin(), selected.end(), ran.name) == selected.end()) selected.push_back(ran.name);
 
       if (o.check) {  // outside the timed region: the next step starts after it
@@ -434,14 +443,35 @@ int train(const Options& o) {
         omega += hi - lo;
       }
       row.omega = omega / static_cast<double>(steps_per_epoch);
+      if (!estimates.empty()) {
+        double error = 0;
+        std::size_t hits = 0;
+        for (std::size_t s = 0; s < steps_per_epoch; ++s) {
+          std::size_t latest = 0;
+          std::size_t latest_estimated = 0;
+          for (std::size_t r = 0; r < p; ++r) {
+            const double actual = gathered[r * steps_per_epoch + s];
+            error += std::abs(estimates[s * p + r] - actual);
+            if (actual > gathered[latest * steps_per_epoch + s]) latest = r;
+            if (estimates[s * p + r] > estimates[s * p + latest_estimated]) latest_estimated = r;
+          }
+          if (latest == latest_estimated) ++hits;
+        }
+        row.estimate_error = error / n;
+        row.latest_hit = static_cast<double>(hits) / static_cast<double>(steps_per_epoch);
+      }
     }
     row.accuracy = evaluate(net, test_set, rank, procs);
     row.test_images = test_set.size();
     rows.push_back(row);
     if (rank == 0 && !o.quiet) {
-      std::printf("%5d %7zu %10.3f %10.3f %10.3f %10.3f %10.3f %9.3f %8.3f %8.4f %9.4f\n", row.epoch, row.steps,
+      char estimate[32] = "        -";
+      char latest[32] = "      -";
+      if (row.estimate_error) std::snprintf(estimate, sizeof estimate, "%9.3f", *row.estimate_error * 1e3);
+      if (row.latest_hit) std::snprintf(latest, sizeof latest, "%6.0f%%", *row.latest_hit * 100);
+      std::printf("%5d %7zu %10.3f %10.3f %10.3f %10.3f %10.3f %9.3f %8.3f %s %s %8.4f %9.4f\n", row.epoch, row.steps,
                   row.epoch_time, row.train_time, row.ebar_epoch * 1e3, row.stddev * 1e3, row.omega * 1e3,
-                  row.compute * 1e3, row.fraction, row.loss, row.accuracy);
+                  row.compute * 1e3, row.fraction, estimate, latest, row.loss, row.accuracy);
       std::fflush(stdout);
     }
   }
@@ -513,14 +543,17 @@ int train(const Options& o) {
       if (!csv) throw ragged::InvalidArgument("--csv", "cannot write '" + o.csv + "'");
       csv << "algorithm,ran,procs,epoch,steps,batch_per_rank,images_per_epoch,params,bytes,epoch_time_s,"
              "train_time_s,ebar_epoch_s,ebar_s,stddev_s,omega_s,compute_s,edge_fraction,train_loss,"
-             "test_accuracy,test_images,monitor,final_hash\n";
+             "test_accuracy,test_images,monitor,final_hash,estimate_error_s,latest_estimated\n";
       for (const EpochRow& r : rows) {
         char line[1024];
-        std::snprintf(line, sizeof line,
-                      "%s,%s,%d,%d,%zu,%zu,%zu,%zu,%zu,%.6f,%.6f,%.9f,%.9f,%.9f,%.9f,%.9f,%.4f,%.6f,%.6f,%zu,%s,%s\n",
-                      o.algorithm.c_str(), ran_list.c_str(), procs, r.epoch, r.steps, o.batch, r.steps * global_batch,
-                      count, count * sizeof(float), r.epoch_time, r.train_time, r.ebar_epoch, r.ebar, r.stddev, r.omega,
-                      r.compute, r.fraction, r.loss, r.accuracy, r.test_images, monitor_label.c_str(), hex);
+        std::snprintf(
+            line, sizeof line,
+            "%s,%s,%d,%d,%zu,%zu,%zu,%zu,%zu,%.6f,%.6f,%.9f,%.9f,%.9f,%.9f,%.9f,%.4f,%.6f,%.6f,%zu,%s,%s,%s,%s\n",
+            o.algorithm.c_str(), ran_list.c_str(), procs, r.epoch, r.steps, o.batch, r.steps * global_batch, count,
+            count * sizeof(float), r.epoch_time, r.train_time, r.ebar_epoch, r.ebar, r.stddev, r.omega, r.compute,
+            r.fraction, r.loss, r.accuracy, r.test_images, monitor_label.c_str(), hex,
+            r.estimate_error ? std::to_string(*r.estimate_error).c_str() : "",
+            r.latest_hit ? std::to_string(*r.latest_hit).c_str() : "");
         csv << line;
       }
     }

@@ -9,7 +9,7 @@
 # Environment (defaults in brackets):
 #   BUILD       build directory; configured and built if needed [<repo>/build]
 #   OUT         where CSVs, logs, summary and figure go [<repo>/docs/figures/training]
-#   ALGORITHMS  [ring slt prr native]; NAME+monitor runs NAME with the arrival monitor on
+#   ALGORITHMS  [ring slt prr native ring+monitor]; NAME+monitor runs NAME with the arrival monitor on
 #               (--monitor on: its agent runs; ring and native do not use the snapshot)
 #   HOSTS [8]  RATE [1gbit]  DELAY [0]
 #   EPOCHS [6]  LIMIT (training images) [12800]  TEST_LIMIT [5000]  BATCH (per rank) [8]
@@ -20,7 +20,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${BUILD:-$root/build}
 out=${OUT:-$root/docs/figures/training}
-algorithms=${ALGORITHMS:-ring slt prr native}
+algorithms=${ALGORITHMS:-ring slt prr native ring+monitor}
 hosts=${HOSTS:-8}
 rate=${RATE:-1gbit}
 delay=${DELAY:-0}
@@ -77,17 +77,25 @@ for a in $algorithms; do
 done
 echo "end: $(date -u +%FT%TZ)" >>"$out/meta.txt"
 
-# ---- summary: the last epoch's row of every run (e-bar and training time are cumulative there),
-# speedups against the first algorithm. CSV columns: 11 train_time_s 13 ebar_s 14 stddev_s
-# 15 omega_s 16 compute_s 19 test_accuracy.
+# ---- summary: e-bar and training time from the last epoch's row of every run (cumulative
+# there), the other columns averaged over the epochs; speedups against the first run. CSV
+# columns: 11 train_time_s 13 ebar_s 14 stddev_s 15 omega_s 16 compute_s 17 edge_fraction
+# 19 test_accuracy 23 estimate_error_s 24 latest_estimated.
 summary=$out/summary.csv
 first=$(echo "$algorithms" | awk '{print $1}')
 ref_row=$(tail -n 1 "$out/$first.csv")
-echo "run,ebar_ms,stddev_ms,train_time_s,test_accuracy,omega_ms,compute_ms,ebar_speedup,train_speedup" >"$summary"
+echo "run,ebar_ms,stddev_ms,train_time_s,test_accuracy,omega_ms,compute_ms,edge_fraction,estimate_error_ms," \
+  "latest_estimated,ebar_speedup,train_speedup" | tr -d ' ' >"$summary"
 for a in $algorithms; do
-  tail -n 1 "$out/$a.csv" | awk -F, -v a="$a" -v ref="$ref_row" 'BEGIN { split(ref, r, ",") } {
-    printf "%s,%.3f,%.3f,%.2f,%.4f,%.3f,%.3f,%.3f,%.3f\n", a, $13 * 1e3, $14 * 1e3, $11, $19, $15 * 1e3,
-           $16 * 1e3, r[13] / $13, r[11] / $11 }' >>"$summary"
+  awk -F, -v a="$a" -v ref="$ref_row" 'BEGIN { split(ref, r, ",") } NR > 1 {
+      n++; omega += $15; compute += $16; fraction += $17; last = $0
+      if ($23 != "") { ne++; esterr += $23; latest += $24 } }
+    END {
+      split(last, l, ",")
+      est = ne ? sprintf("%.3f", esterr / ne * 1e3) : ""; hit = ne ? sprintf("%.2f", latest / ne) : ""
+      printf "%s,%.3f,%.3f,%.2f,%.4f,%.3f,%.3f,%.3f,%s,%s,%.3f,%.3f\n", a, l[13] * 1e3, l[14] * 1e3, l[11], l[19],
+             omega / n * 1e3, compute / n * 1e3, fraction / n, est, hit, r[13] / l[13], r[11] / l[11] }' \
+    "$out/$a.csv" >>"$summary"
 done
 echo
 echo "speedups against $first:"
