@@ -136,7 +136,7 @@ main() {
     echo "set multiplot layout 1,2 title \"ragged-train: Fashion-MNIST CNN (147,146 parameters), P = $hosts on the" \
       "testbed ($rate links), $limit images x $epochs epochs, $batch images per rank and step; round 1 solid,\\n" \
       "later rounds dashed\""
-    echo 'set key bottom right'
+    echo 'set key top left'
     echo 'set grid'
     echo 'set xlabel "training wall time [s] (evaluation excluded)"'
     echo "set ylabel \"test accuracy [%] ($test_limit test images)\""
