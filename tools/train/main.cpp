@@ -326,6 +326,15 @@ int train(const Options& o) {
         "%zu test images%s\n",
         o.algorithm.c_str(), procs, count, count * sizeof(float), train_set.size(), steps_per_epoch, o.batch, procs,
         test_set.size(), monitor ? ", arrival monitor on" : "");
+    if (monitor) {
+      // The link model the monitor measured at start-up (ping-pongs): what slt and prr plan with.
+      const ragged::LinkModel& link = monitor->link();
+      std::printf(
+          "link model: alpha %.1f us, beta %.3f ns/byte (%.1f MB/s); tau of one ring segment (%zu bytes) "
+          "%.3f ms\n",
+          link.alpha * 1e6, link.beta * 1e9, link.beta > 0 ? 1e-6 / link.beta : 0.0, count * sizeof(float) / p,
+          link.tau(count * sizeof(float) / p) * 1e3);
+    }
     std::printf("%5s %7s %10s %10s %10s %10s %10s %9s %8s %9s %7s %8s %9s\n", "epoch", "steps", "epoch[s]", "train[s]",
                 "ebar[ms]", "sd[ms]", "omega[ms]", "comp[ms]", "edge_f", "esterr[ms]", "latest", "loss", "accuracy");
     std::fflush(stdout);
