@@ -605,9 +605,9 @@ TEST(ArrivalMonitor, AllreduceIteratesExactlyWithBackgroundPartsAndChangingPlans
       Monitor monitor(comm, mo);
       const auto big = static_cast<std::size_t>(4000 + procs);
       const std::vector<std::pair<std::string, std::size_t>> program{
-          {"prr", big}, {"prr", big}, {"prr", big}, {"slt", big},   {"slt", big},  {"ring", big},
-          {"prr", 7},   {"slt", big}, {"slt", big}, {"prr", big},   {"prr", big},  {"slt", big},
-          {"prr", big}, {"slt", 5},   {"prr", big}, {"slt", 40000}, {"prr", 40000}};
+          {"prr", big}, {"prr", big},   {"prr", big},   {"slt", big}, {"slt", big}, {"ring", big}, {"prr", 7},
+          {"slt", big}, {"slt", big},   {"prr", big},   {"prr", big}, {"slt", big}, {"prr", big},  {"slt", 5},
+          {"prr", big}, {"slt", 40000}, {"prr", 40000}, {"prd", big}, {"prd", 7},   {"prd", big},  {"prd", 40000}};
       const int me = comm.rank();
       Runtime& rt = comm.runtime();
       for (int it = 0; it < static_cast<int>(program.size()); ++it) {
@@ -616,6 +616,7 @@ TEST(ArrivalMonitor, AllreduceIteratesExactlyWithBackgroundPartsAndChangingPlans
         // count, so that the last call (prr) differs from the plan.
         if (it == 0 || it == 12) monitor.use({Collective::allreduce, "prr", count, DataType::int32, 0});
         if (it == 3 || it == 15) monitor.use({Collective::allreduce, "slt", count, DataType::int32, 0});
+        if (it == 17) monitor.use({Collective::allreduce, "prd", count, DataType::int32, 0});
         double delay = delay_of(me, it, 6e-3);
         if (it >= 10) delay = me == procs / 2 ? 60e-3 : 0.0;  // one very late process
         const double half = 20e-3 + delay / 2;
@@ -790,6 +791,33 @@ TEST(ArrivalTiming, PrrFollowsItsStepModelWhenOneIsLate) {
     EXPECT_NEAR(prr.after_last() / tau, model, 0.01 * model);
     EXPECT_NEAR(ring.after_last() / tau, 2.0 * procs - 2, 0.01);  // measured: 6.002, 14.004, 24.006
     EXPECT_LT(prr.after_last(), ring.after_last());
+  }
+}
+
+// prd (ragged's, beyond seed 002) with one rank late by more than the early ranks' reduce-scatter:
+// after the arrival what remains is one exchange each way, so the mean elapsed time comes within
+// 1.15 of the per-rank lower bound (the bench's lower_bound_s: every other rank waits at least for
+// the late one plus one transfer of the vector), and below PRR's and the ring's.
+TEST(ArrivalTiming, PrdNearsTheLowerBoundWhenOneIsLate) {
+  for (int procs : {3, 4, 8, 13}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    const std::size_t count = 256 * 1024;  // 1 MiB of int32
+    std::vector<double> delays(static_cast<std::size_t>(procs), 0.0);
+    delays[1] = 40e-3;
+    const Times prd = allreduce_times(procs, "prd", count, delays, delays, Estimates::monitor);
+    const Times prr = allreduce_times(procs, "prr", count, delays, delays, Estimates::monitor);
+    const Times ring = allreduce_times(procs, "ring", count, delays, {}, Estimates::none);
+    const double tau = platform_link.tau(count * 4);
+    double bound = 0;
+    for (int r = 0; r < procs; ++r) bound += r == 1 ? 0.0 : delays[1] + tau;
+    bound /= procs;
+    const auto mean = [](const std::vector<double>& e) {
+      return std::accumulate(e.begin(), e.end(), 0.0) / static_cast<double>(e.size());
+    };
+    const double e_prd = mean(prd.elapsed());
+    EXPECT_LT(e_prd, 1.15 * bound) << "bound " << bound;
+    EXPECT_LT(e_prd, mean(prr.elapsed()));
+    EXPECT_LT(e_prd, mean(ring.elapsed()));
   }
 }
 

@@ -19,7 +19,8 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   PapSweepOptions& sweep = t->sweep;
   cmd->add_option("--collective", o.collective, "allgather or allreduce")->capture_default_str();
   cmd.list("--algorithms", o.algorithms, "ring,nex,lnbc,bdr,bgd,bslb",
-           "comma-separated algorithm names (arrival-aware ones, e.g. bdr, bgd and bslb, get the monitor calls)");
+           "comma-separated algorithm names (arrival-aware ones, e.g. bdr, bgd and bslb, get the monitor calls); "
+           "for --collective allreduce the default is ring,rabenseifner,slt,prr,prd (and native on mpi)");
   cmd.count("--size", o.size, "256Ki", "total vector in floats (K/Ki = 1024, M/Mi = 2^20)");
   cmd.duration("--max-delay", o.max_delay_s, "5ms", "maximum injected arrival delay (e.g. 5ms)");
   cmd->add_option("--mode", o.mode, "randlate or onelate")->capture_default_str();
@@ -48,7 +49,10 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
            "maxDelay), or e-bar against P when the sweep has one maxDelay",
            "--plot,--figure");
   cmd->add_option("--sweep", sweep.name,
-                  "run a grid instead of one cell: table3 (tables 3 and 4 of seed 000) or figure8");
+                  "run a grid instead of one cell: table3 (tables 3 and 4 of seed 000), figure8, or seed 002's "
+                  "allreduce-table3 and allreduce-table4 (these default to --collective allreduce and the seed's "
+                  "algorithms plus prd, and native on mpi)");
+  cmd.list("--modes", sweep.modes, "", "sweep: delay modes, e.g. onelate,randlate (default: --mode, or the sweep's)");
   cmd.counts("--procs-list", sweep.procs, "", "sweep: process counts, e.g. 4,8,28 (default: the sweep's)");
   cmd.counts("--sizes", sweep.sizes, "", "sweep: sizes in floats, e.g. 128K,256K (default: the sweep's)");
   cmd.durations("--delays", sweep.delays, "", "sweep: maxDelays, e.g. 0,5ms,50ms (default: 0,1,5,10,50,100,500 ms)");
@@ -58,16 +62,26 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd.count("--figure-size", sweep.figure_size, "256Ki", "sweep: size (floats) of the figure");
   cmd->add_flag("--no-progress", t->no_progress, "sweep: no progress bar (nor grid) on stderr");
   sweep.name.clear();  // no --sweep: one cell
-  cmd.runs(chosen, [t](const BackendOptions& backend) {
+  CLI::App* pap = cmd.app();
+  cmd.runs(chosen, [t, pap](const BackendOptions& backend) {
     if (t->sweep.name.empty()) {
       PapOptions one = t->pap;
+      // --collective allreduce without --algorithms: seed 002's algorithms, prd, and native on mpi.
+      if (one.collective == "allreduce" && pap->count("--algorithms") == 0) {
+        one.algorithms = allreduce_sweep_algorithms("allreduce-table3", backend.backend);
+      }
       one.plot = t->plot;
       return run_pap(one, backend);
     }
     PapSweepOptions grid = t->sweep;
     grid.progress = !t->no_progress;
     grid.figure_file = t->plot;
-    return run_pap_sweep(t->pap, grid, backend);
+    PapOptions base = t->pap;
+    if (allreduce_sweep(grid.name)) {
+      if (pap->count("--collective") == 0) base.collective = "allreduce";
+      if (pap->count("--algorithms") == 0) base.algorithms = allreduce_sweep_algorithms(grid.name, backend.backend);
+    }
+    return run_pap_sweep(base, grid, backend);
   });
   return cmd.app();
 }

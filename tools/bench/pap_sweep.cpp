@@ -30,6 +30,12 @@ std::string size_label(std::uint64_t floats) {
   return std::to_string(floats);
 }
 
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : ",") + p;
+  return out;
+}
+
 std::string delay_label(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", s * 1e3);
@@ -73,9 +79,13 @@ class ProgressBar {
 };
 
 struct Cell {
+  std::string mode;
   int procs = 0;
   std::uint64_t size = 0;
   double delay = 0;
+  /// Seed 002 §3: e_lo = a_k - a_o + delta for one late process (delta: the vector's transfer
+  /// time); for randlate the bench's per-rank bound.
+  double paper_bound = 0;
   std::vector<PapMeasurement> rows;
   std::string best;
   std::string best_regular;
@@ -106,7 +116,9 @@ std::string grid_markdown(const std::vector<Cell>& cells, const PapSweepOptions&
   for (const std::string& a : base.algorithms) md << " " << a;
   md << "\n";
   std::map<std::tuple<int, std::uint64_t, double>, const Cell*> index;
-  for (const Cell& c : cells) index[{c.procs, c.size, c.delay}] = &c;
+  for (const Cell& c : cells) {
+    if (c.mode == cells.front().mode) index[{c.procs, c.size, c.delay}] = &c;
+  }
   for (int p : sweep.procs) {
     md << "\n| P = " << p << " |";
     for (double d : sweep.delays) md << " " << delay_label(d) << " ms |";
@@ -125,6 +137,105 @@ std::string grid_markdown(const std::vector<Cell>& cells, const PapSweepOptions&
   return md.str();
 }
 
+std::string ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", seconds * 1e3);
+  return buf;
+}
+
+std::string ratio(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+const PapMeasurement* row_of(const Cell& c, const std::string& algorithm) {
+  for (const PapMeasurement& m : c.rows) {
+    if (m.algorithm == algorithm) return &m;
+  }
+  return nullptr;
+}
+
+/// Seed 002's tables: per mode and P, with one size the layout of its table 3 (a row of e-bar
+/// and one of speedup over the ring per algorithm, and the bound), with several that of its
+/// table 4 (per algorithm but the ring, a row per size: e-bar minus the ring's in ms, speedup
+/// over the ring, and the bound).
+std::string allreduce_tables_markdown(const std::vector<Cell>& cells, const PapSweepOptions& sweep,
+                                      const PapOptions& base, const BackendOptions& backend) {
+  std::ostringstream md;
+  md << "backend " << backend.backend << ", platform " << platform_label(backend) << ", " << base.iterations
+     << " iterations, seed " << base.seed << "; times in ms; speedup s = e_ring / e_alg; e_lo: seed 002 section 3's "
+     << "bound a_k - a_o + delta (onelate), the bench's per-rank bound (randlate); per-rank bound: the mean "
+        "over the ranks of max(0, the latest other arrival + delta - own arrival)\n";
+  std::map<std::tuple<std::string, int, std::uint64_t, double>, const Cell*> index;
+  for (const Cell& c : cells) index[{c.mode, c.procs, c.size, c.delay}] = &c;
+  const auto header = [&](const std::string& first) {
+    md << "\n| " << first << " |";
+    for (double d : sweep.delays) md << " " << delay_label(d) << " |";
+    md << "\n|---|";
+    for (std::size_t i = 0; i < sweep.delays.size(); ++i) md << "---|";
+    md << "\n";
+  };
+  for (const std::string& mode : sweep.modes) {
+    for (int p : sweep.procs) {
+      if (sweep.sizes.size() == 1) {
+        const std::uint64_t size = sweep.sizes.front();
+        md << "\n" << mode << ", P = " << p << ", " << size_label(size) << " floats\n";
+        header("algorithm \\ maxDelay [ms]");
+        for (const std::string& a : base.algorithms) {
+          std::string e_row = "| " + a + " e |";
+          std::string s_row = "| " + a + " s |";
+          for (double d : sweep.delays) {
+            auto it = index.find({mode, p, size, d});
+            const PapMeasurement* m = it == index.end() ? nullptr : row_of(*it->second, a);
+            const PapMeasurement* ring = it == index.end() ? nullptr : row_of(*it->second, "ring");
+            e_row += " " + (m ? ms(m->avg_elapsed) : std::string("-")) + " |";
+            s_row += " " + (m && ring ? ratio(ring->avg_elapsed / m->avg_elapsed) : std::string("-")) + " |";
+          }
+          md << e_row << "\n" << s_row << "\n";
+        }
+        md << "| e_lo |";
+        for (double d : sweep.delays) {
+          auto it = index.find({mode, p, size, d});
+          md << " " << (it == index.end() ? std::string("-") : ms(it->second->paper_bound)) << " |";
+        }
+        md << "\n| per-rank bound |";
+        for (double d : sweep.delays) {
+          auto it = index.find({mode, p, size, d});
+          md << " "
+             << (it == index.end() || it->second->rows.empty() ? std::string("-")
+                                                               : ms(it->second->rows.front().lower_bound))
+             << " |";
+        }
+        md << "\n";
+        continue;
+      }
+      for (const std::string& a : base.algorithms) {
+        if (a == "ring") continue;
+        md << "\n"
+           << a << " against ring, " << mode << ", P = " << p << ": e_" << a << " - e_ring [ms], speedup, (e_lo)\n";
+        header("size [floats] \\ maxDelay [ms]");
+        for (std::uint64_t size : sweep.sizes) {
+          md << "| " << size_label(size) << " |";
+          for (double d : sweep.delays) {
+            auto it = index.find({mode, p, size, d});
+            const PapMeasurement* m = it == index.end() ? nullptr : row_of(*it->second, a);
+            const PapMeasurement* ring = it == index.end() ? nullptr : row_of(*it->second, "ring");
+            if (m == nullptr || ring == nullptr) {
+              md << " - |";
+              continue;
+            }
+            md << " " << ms(m->avg_elapsed - ring->avg_elapsed) << ", " << ratio(ring->avg_elapsed / m->avg_elapsed)
+               << " (" << ms(it->second->paper_bound) << ") |";
+          }
+          md << "\n";
+        }
+      }
+    }
+  }
+  return md.str();
+}
+
 /// e-bar against maxDelay (figure 8: P = figure_procs, figure_size floats; the maxDelays
 /// equally spaced), or against P (figure_size floats) when the sweep has one maxDelay.
 Figure sweep_figure(const std::vector<Cell>& cells, const PapSweepOptions& sweep, const PapOptions& base,
@@ -135,19 +246,19 @@ Figure sweep_figure(const std::vector<Cell>& cells, const PapSweepOptions& sweep
   f.y_from_zero = true;
   if (against_delay) {
     f.title = "Average elapsed time against maxDelay (P = " + std::to_string(sweep.figure_procs) + ", " +
-              size_label(sweep.figure_size) + " floats, " + base.mode + ", " + platform_label(backend) + ")";
+              size_label(sweep.figure_size) + " floats, " + sweep.modes.front() + ", " + platform_label(backend) + ")";
     f.x_label = "maxDelay [ms]";
     for (std::size_t d = 0; d < sweep.delays.size(); ++d)
       f.x_tics.emplace_back(static_cast<double>(d), delay_label(sweep.delays[d]));
   } else {
     f.title = "Average elapsed time against P (" + size_label(sweep.figure_size) + " floats, maxDelay " +
-              delay_label(sweep.delays.front()) + " ms, " + base.mode + ", " + platform_label(backend) + ")";
+              delay_label(sweep.delays.front()) + " ms, " + sweep.modes.front() + ", " + platform_label(backend) + ")";
     f.x_label = "processes P";
   }
   for (std::size_t a = 0; a < base.algorithms.size(); ++a) {
     Series line{upper(base.algorithms[a]), {}};
     for (const Cell& c : cells) {
-      if (c.size != sweep.figure_size || a >= c.rows.size()) continue;
+      if (c.mode != cells.front().mode || c.size != sweep.figure_size || a >= c.rows.size()) continue;
       if (against_delay && c.procs != sweep.figure_procs) continue;
       const auto d =
           static_cast<std::size_t>(std::find(sweep.delays.begin(), sweep.delays.end(), c.delay) - sweep.delays.begin());
@@ -161,9 +272,35 @@ Figure sweep_figure(const std::vector<Cell>& cells, const PapSweepOptions& sweep
 
 }  // namespace
 
+bool allreduce_sweep(const std::string& name) { return name == "allreduce-table3" || name == "allreduce-table4"; }
+
+std::vector<std::string> allreduce_sweep_algorithms(const std::string& name, const std::string& backend) {
+  std::vector<std::string> out = name == "allreduce-table4"
+                                     ? std::vector<std::string>{"ring", "prr", "prd"}
+                                     : std::vector<std::string>{"ring", "rabenseifner", "slt", "prr", "prd"};
+  if (backend == "mpi") out.emplace_back("native");
+  return out;
+}
+
 void complete_sweep(PapSweepOptions& sweep) {
-  const std::vector<double> paper_delays{0, 1e-3, 5e-3, 10e-3, 50e-3, 100e-3, 500e-3};
-  if (sweep.name == "table3") {
+  std::vector<double> paper_delays{0, 1e-3, 5e-3, 10e-3, 50e-3, 100e-3, 500e-3};
+  if (allreduce_sweep(sweep.name)) {
+    // seed 002 §5.2: P = 48, maxDelay 0..1000 ms; table 3 1M floats onelate, table 4 128K..8M
+    // floats, onelate and randlate.
+    paper_delays.push_back(1.0);
+    if (sweep.procs.empty()) sweep.procs = {48};
+    if (sweep.sizes.empty()) {
+      if (sweep.name == "allreduce-table3") {
+        sweep.sizes = {1024 * 1024};
+      } else {
+        for (std::uint64_t k : {128u, 512u, 1024u, 2048u, 4096u, 8192u}) sweep.sizes.push_back(k * 1024);
+      }
+    }
+    if (sweep.modes.empty()) {
+      sweep.modes = sweep.name == "allreduce-table3" ? std::vector<std::string>{"onelate"}
+                                                     : std::vector<std::string>{"onelate", "randlate"};
+    }
+  } else if (sweep.name == "table3") {
     if (sweep.procs.empty()) {
       for (int p = 4; p <= 48; p += 4) sweep.procs.push_back(p);
     }
@@ -174,7 +311,8 @@ void complete_sweep(PapSweepOptions& sweep) {
     if (sweep.procs.empty()) sweep.procs = {32};
     if (sweep.sizes.empty()) sweep.sizes = {256 * 1024};
   } else {
-    throw InvalidArgument("--sweep", "unknown sweep '" + sweep.name + "' (expected table3 or figure8)");
+    throw InvalidArgument("--sweep", "unknown sweep '" + sweep.name +
+                                         "' (expected table3, figure8, allreduce-table3 or allreduce-table4)");
   }
   if (sweep.delays.empty()) sweep.delays = paper_delays;
   std::sort(sweep.delays.begin(), sweep.delays.end());  // maxDelay 0 first: it gives r' to the others
@@ -186,11 +324,15 @@ void complete_sweep(PapSweepOptions& sweep) {
 }
 
 Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const BackendOptions& backend) {
+  if (sweep.modes.empty() && !allreduce_sweep(sweep.name)) sweep.modes = {base.mode};
   complete_sweep(sweep);
+  if (allreduce_sweep(sweep.name) && base.collective != "allreduce") {
+    throw InvalidArgument("--collective", "the sweep " + sweep.name + " measures allreduce");
+  }
   for (int p : sweep.procs) {
     if (p <= 0) throw InvalidArgument("--procs-list", "process counts must be positive");
   }
-  const std::size_t total = sweep.procs.size() * sweep.sizes.size() * sweep.delays.size();
+  const std::size_t total = sweep.modes.size() * sweep.procs.size() * sweep.sizes.size() * sweep.delays.size();
   ProgressBar bar(total, sweep.progress);
   std::vector<Cell> cells;
   Report raw;
@@ -199,47 +341,57 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
   // Under mpirun every process runs the sweep; only the printing one (it gets results) draws
   // the bar, from its first cell on.
   bool printing = backend.backend != "mpi";
-  for (int p : sweep.procs) {
-    for (std::uint64_t size : sweep.sizes) {
-      std::map<std::string, double> flat_run;
-      for (double delay : sweep.delays) {
-        const std::string what = "P=" + std::to_string(p) + " " + size_label(size) + " " + delay_label(delay) + "ms";
-        if (printing) bar.show(done, what);
-        PapOptions o = base;
-        o.size = size;
-        o.max_delay_s = delay;
-        // The maxDelay-0 cell's run times stand in for each later cell's flat run. Under mpirun
-        // only the printing process gets results, so the others could not skip the flat run
-        // alike and the processes' collective calls would diverge: measure it in every cell.
-        if (backend.backend != "mpi") o.flat_run_time = flat_run;
-        BackendOptions b = backend;
-        b.procs = p;
-        if (backend.backend == "mpi") b.procs = 0;  // the job's size
-        const PapResult result = measure_pap(o, b);
-        ++done;
-        printing = result.procs != 0;
-        if (!printing) continue;
-        Cell cell;
-        cell.procs = p;
-        cell.size = size;
-        cell.delay = delay;
-        cell.rows = result.rows;
-        cell.best_elapsed = INFINITY;
-        cell.best_regular_elapsed = INFINITY;
-        for (const PapMeasurement& m : result.rows) {
-          if (delay == 0) flat_run[m.algorithm] = m.run_time;
-          if (m.avg_elapsed < cell.best_elapsed) {
-            cell.best_elapsed = m.avg_elapsed;
-            cell.best = m.algorithm;
-            cell.best_is_arrival_aware = m.arrival_aware;
+  for (const std::string& mode : sweep.modes) {
+    for (int p : sweep.procs) {
+      for (std::uint64_t size : sweep.sizes) {
+        std::map<std::string, double> flat_run;
+        for (double delay : sweep.delays) {
+          const std::string what =
+              mode + " P=" + std::to_string(p) + " " + size_label(size) + " " + delay_label(delay) + "ms";
+          if (printing) bar.show(done, what);
+          PapOptions o = base;
+          o.mode = mode;
+          o.size = size;
+          o.max_delay_s = delay;
+          // The maxDelay-0 cell's run times stand in for each later cell's flat run. Under mpirun
+          // only the printing process gets results, so the others could not skip the flat run
+          // alike and the processes' collective calls would diverge: measure it in every cell.
+          if (backend.backend != "mpi") o.flat_run_time = flat_run;
+          BackendOptions b = backend;
+          b.procs = p;
+          if (backend.backend == "mpi") b.procs = 0;  // the job's size
+          const PapResult result = measure_pap(o, b);
+          ++done;
+          printing = result.procs != 0;
+          if (!printing) continue;
+          Cell cell;
+          cell.mode = mode;
+          cell.procs = p;
+          cell.size = size;
+          cell.delay = delay;
+          cell.rows = result.rows;
+          cell.best_elapsed = INFINITY;
+          cell.best_regular_elapsed = INFINITY;
+          for (const PapMeasurement& m : result.rows) {
+            if (delay == 0) flat_run[m.algorithm] = m.run_time;
+            if (m.avg_elapsed < cell.best_elapsed) {
+              cell.best_elapsed = m.avg_elapsed;
+              cell.best = m.algorithm;
+              cell.best_is_arrival_aware = m.arrival_aware;
+            }
+            if (!m.arrival_aware && m.avg_elapsed < cell.best_regular_elapsed) {
+              cell.best_regular_elapsed = m.avg_elapsed;
+              cell.best_regular = m.algorithm;
+            }
           }
-          if (!m.arrival_aware && m.avg_elapsed < cell.best_regular_elapsed) {
-            cell.best_regular_elapsed = m.avg_elapsed;
-            cell.best_regular = m.algorithm;
+          if (!cell.rows.empty()) {
+            const double delta = result.link.tau(static_cast<std::size_t>(cell.rows.front().bytes));
+            cell.paper_bound =
+                mode == "onelate" && base.collective == "allreduce" ? delay + delta : cell.rows.front().lower_bound;
           }
+          for (Row& row : pap_report(o, b, result).rows) raw.rows.push_back(std::move(row));
+          cells.push_back(std::move(cell));
         }
-        for (Row& row : pap_report(o, b, result).rows) raw.rows.push_back(std::move(row));
-        cells.push_back(std::move(cell));
       }
     }
   }
@@ -250,14 +402,15 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
   report.experiment = "pap-sweep";
   report.metadata = {{"sweep", sweep.name},
                      {"collective", base.collective},
-                     {"mode", base.mode},
+                     {"mode", join(sweep.modes)},
                      {"iterations", std::to_string(base.iterations)},
                      {"seed", std::to_string(base.seed)},
                      {"backend", backend.backend},
                      {"platform", platform_label(backend)}};
   for (const Cell& c : cells) {
     Row row;
-    row.set("procs", std::int64_t{c.procs})
+    row.set("mode", c.mode)
+        .set("procs", std::int64_t{c.procs})
         .set("size_floats", static_cast<std::int64_t>(c.size))
         .set("max_delay_s", c.delay)
         .set("best", c.best)
@@ -266,11 +419,17 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
         .set("speedup_vs_best_regular",
              std::isfinite(c.best_regular_elapsed) ? c.best_regular_elapsed / c.best_elapsed : 1.0);
     for (const PapMeasurement& m : c.rows) row.set("avg_elapsed_s." + m.algorithm, m.avg_elapsed);
+    if (const PapMeasurement* ring = row_of(c, "ring")) {
+      for (const PapMeasurement& m : c.rows)
+        row.set("speedup_vs_ring." + m.algorithm, ring->avg_elapsed / m.avg_elapsed);
+    }
     if (!c.rows.empty()) row.set("lower_bound_s", c.rows.front().lower_bound);
+    if (base.collective == "allreduce") row.set("e_lo_s", c.paper_bound);
     report.rows.push_back(std::move(row));
   }
 
-  const std::string grid = grid_markdown(cells, sweep, base, backend);
+  const std::string grid = allreduce_sweep(sweep.name) ? allreduce_tables_markdown(cells, sweep, base, backend)
+                                                       : grid_markdown(cells, sweep, base, backend);
   if (!sweep.grid_file.empty()) write_file(sweep.grid_file, grid, "--grid");
   if (sweep.progress) std::cerr << grid;
   if (!sweep.raw_file.empty()) {

@@ -15,8 +15,13 @@
 namespace ragged::bench {
 
 struct PapSweepOptions {
-  /// "table3" (the whole grid of tables 3 and 4) or "figure8" (P = 32, 256K floats, every maxDelay).
+  /// "table3" (the whole grid of tables 3 and 4 of seed 000), "figure8" (P = 32, 256K floats, every
+  /// maxDelay), or seed 002's allreduce tables: "allreduce-table3" (P = 48, 1M floats, onelate,
+  /// maxDelay 0..1000 ms; e-bar and speedup over the ring per algorithm) and "allreduce-table4"
+  /// (P = 48, 128K..8M floats, onelate and randlate; each algorithm against the ring).
   std::string name = "table3";
+  /// The delay modes to run (empty: the base options' mode, or the sweep's).
+  std::vector<std::string> modes;
   std::vector<int> procs;
   std::vector<std::uint64_t> sizes;  ///< floats
   std::vector<double> delays;        ///< seconds
@@ -33,6 +38,13 @@ struct PapSweepOptions {
 
 /// Fills the defaults of `sweep.name` into the lists left empty; throws InvalidArgument("--sweep").
 void complete_sweep(PapSweepOptions& sweep);
+
+/// True for seed 002's allreduce sweeps ("allreduce-table3", "allreduce-table4").
+bool allreduce_sweep(const std::string& name);
+
+/// The algorithms an allreduce sweep runs when none are given: seed 002's ring, rabenseifner,
+/// slt and prr, ragged's prd (only ring, prr and prd for table 4), and native on mpi.
+std::vector<std::string> allreduce_sweep_algorithms(const std::string& name, const std::string& backend);
 
 /// Runs the sweep; its report has one row per cell.
 Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const BackendOptions& backend);

@@ -32,11 +32,15 @@
 //        steps after the last arrival (its last forward), or 2P-2-A if q <= P-3-A; position P-2
 //        after 2P-2; the late rank after max(P, 2P-2-A) (P once A >= P-1); plus the ring's
 //        (P-1)/P m gamma. With A = 0 every rank needs 2P-2 steps: the ring.
+//   prd: the early ranks' reduce-scatter, Q = P-1 of them: (Q-1)(alpha + m beta / Q), what is
+//        left of it after omega, then w + 1 waves of alpha + m beta / w (w = plans::prd's
+//        rounds, from alpha and beta), plus m gamma / Q for the late rank's pieces.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 
+#include "plans/prd_plan.hpp"
 #include "ragged/registry.hpp"
 
 namespace ragged::plans::cost {
@@ -122,6 +126,14 @@ inline double allreduce_prr(const CostInput& x) {
   if (procs >= 2) steps += 2 * p - 2;                          // position P-2: the last receive
   for (int q = 0; q + 2 < procs; ++q) steps += q <= p - 3 - a ? 2 * p - 2 - a : p + q + 1;
   return steps / p * t + (p - 1) / p * x.bytes * x.gamma;
+}
+/// ragged's prereduced direct exchange (allreduce_prd.cpp): the time after the last arrival.
+inline double allreduce_prd(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const double q = x.procs - 1;
+  const double reduce_scatter = (q - 1) * (x.alpha + x.bytes / q * x.beta) + (q - 1) / q * x.bytes * x.gamma;
+  const double w = prd::rounds_for(static_cast<std::size_t>(x.bytes), x.procs - 1, x.alpha, x.beta);
+  return std::max(0.0, reduce_scatter - x.omega) + (w + 1) * (x.alpha + x.bytes / w * x.beta) + x.bytes / q * x.gamma;
 }
 inline double allreduce_reduce_bcast(const CostInput& x) {
   const double l = log2_ceil(x.procs);
