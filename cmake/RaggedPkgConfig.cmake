@@ -55,7 +55,7 @@ endfunction()
 # (private when it is shared); CFLAGS what a program compiling against it needs.
 function(ragged_pkg_config name)
   cmake_parse_arguments(PARSE_ARGV 1 P "" "DESCRIPTION;LIBS;SHARED" "REQUIRES;LINKS;CFLAGS")
-  file(RELATIVE_PATH up "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+  file(RELATIVE_PATH up "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
   string(REGEX REPLACE "/$" "" up "${up}")
   if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
     set(prefix "${CMAKE_INSTALL_PREFIX}")
