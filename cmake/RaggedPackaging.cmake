@@ -9,6 +9,7 @@
 #                               version and on the -dev packages of MPI and SimGrid
 #   ragged-bench     bench      ragged-bench; Depends from dpkg-shlibdeps, and ragged-platforms
 #   ragged-platforms platforms  the SimGrid platforms (Architecture: all)
+#   ragged-train     train      ragged-train, when it is built (dlib); Depends from dpkg-shlibdeps
 #
 # Built against Open MPI (the default RAGGED_MPI) the packages depend on Debian's Open MPI; an
 # MPICH build gets the same package names with MPICH's dependencies (they conflict with each other
@@ -105,6 +106,15 @@ SimGrid or under mpirun.")
   if(RAGGED_WITH_SIMGRID)
     set(CPACK_COMPONENT_BENCH_DEPENDS platforms)
   endif()
+endif()
+if(TARGET ragged-train)
+  list(APPEND CPACK_COMPONENTS_ALL train)
+  set(CPACK_DEBIAN_TRAIN_PACKAGE_NAME ragged-train)
+  set(CPACK_DEBIAN_TRAIN_PACKAGE_RECOMMENDS "dataset-fashion-mnist, ${CPACK_DEBIAN_BENCH_PACKAGE_RECOMMENDS}")
+  set(CPACK_COMPONENT_TRAIN_DESCRIPTION
+      "Training example of ragged: ragged-train trains a small CNN on Fashion-MNIST
+(dlib) data-parallel under mpirun, the parameters averaged by one ragged
+allreduce per minibatch.")
 endif()
 
 include(CPack)
