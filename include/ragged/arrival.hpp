@@ -111,6 +111,10 @@ class ArrivalSnapshot {
 /// ends at start + (now - start) / fraction.
 [[nodiscard]] double extrapolate_arrival(double start, double now, double fraction);
 
+/// An estimate made at `now`, as the monitor publishes it: not before `now` (the process has
+/// not arrived yet), at most `horizon_s` ahead, and `now` when it is not a number.
+[[nodiscard]] double clamp_estimate(double estimate, double now, double horizon_s);
+
 /// Exponential moving average of the computation length across iterations (the seeds'
 /// future work): predicts an iteration's length before any edge call.
 class MovingAverage {
@@ -154,8 +158,14 @@ struct MonitorOptions {
   bool sync_clocks = true;
   /// Exchange a zero-byte message with every rank at start-up (connection warm-up).
   bool warm_up = true;
-  /// Limit on arrive()'s wait for the other ranks' records; unset waits forever.
+  /// Limit on arrive()'s wait for the other ranks' records, and on finalize()'s wait for the
+  /// other agents' goodbyes; unset waits forever. With it, a rank that never arrives (or has
+  /// stopped) makes the others raise TimeoutError instead of hanging, and their agents still stop.
   Timeout timeout;
+  /// Estimates are clamped to [now, now + horizon_s] when published (an estimate in the past is
+  /// the process arriving now; NaN counts as now); records of other ranks with non-finite times
+  /// are taken as arriving when published. Seconds.
+  double horizon_s = 3600;
 };
 
 /// Per-process monitor of the computation phase, with its background agent. Every rank of
@@ -181,7 +191,10 @@ class Monitor {
   /// published in this epoch, waits until every rank's record of the epoch is in, closes the
   /// epoch and returns its snapshot (pass it as CollectiveOptions::arrival).
   std::shared_ptr<const ArrivalSnapshot> arrive();
-  /// Stops the agent (collective). Called by the destructor if not done before.
+  /// Stops the agent (collective). Called by the destructor if not done before. The agent has
+  /// stopped when it returns or throws: TimeoutError when some agents said no goodbye within
+  /// MonitorOptions::timeout (they are named), or the error that ended the agent before (an MPI
+  /// error in the agent is a TransportError, also raised by the arrive() that follows it).
   void finalize();
 
   [[nodiscard]] const LinkModel& link() const;

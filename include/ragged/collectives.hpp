@@ -37,7 +37,9 @@ struct CollectiveOptions {
   /// snapshot), or empty: RAGGED_<COLLECTIVE> from the environment, else the rules file named by
   /// RAGGED_TUNING_FILE, else "auto" (docs/selection.md).
   std::string algorithm{};
-  /// Applies to every blocking wait inside the collective.
+  /// The call's time limit, from its start: every blocking wait inside the collective gets the
+  /// time left, so the call raises TimeoutError within it (a rank that never arrives, a peer
+  /// that has stopped).
   Timeout timeout{};
   /// Hints of the algorithm families, by type: std::shared_ptr<const ArrivalSnapshot> for the
   /// arrival-aware ones, std::shared_ptr<const ClusterLayout> for the two-cluster ones.

@@ -112,7 +112,10 @@ class Context {
   [[nodiscard]] const TagBlock& tags() const { return tags_; }
   /// Tag i of this call's block.
   [[nodiscard]] int tag(int i = 0) const { return tags_[i]; }
-  [[nodiscard]] Timeout timeout() const { return timeout_; }
+  /// The time left until the call's deadline (set when dispatch built the context: the call's
+  /// timeout from its start), for the next blocking wait; unset when the call has no timeout.
+  /// Every wait of a call uses it, so the call as a whole raises TimeoutError within its timeout.
+  [[nodiscard]] Timeout timeout() const;
   [[nodiscard]] Workspace& workspace() const { return *workspace_; }
   [[nodiscard]] const Hints& hints() const { return *hints_; }
   /// The running algorithm's entry of the list (null for a bare context in a test).
@@ -130,7 +133,7 @@ class Context {
  private:
   Comm* comm_;
   TagBlock tags_;
-  Timeout timeout_;
+  Timeout deadline_;  ///< on the runtime's clock
   Workspace* workspace_;
   const Hints* hints_;
   const Algorithm* algorithm_;

@@ -1,5 +1,6 @@
 #include "ragged/context.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "dispatch/state.hpp"
@@ -74,13 +75,25 @@ std::shared_ptr<const void> Hints::get_erased(std::type_index type) const {
 
 Context::Context(Comm& comm, TagBlock tags, Timeout timeout, Workspace& workspace, const Hints& hints,
                  const Algorithm* algorithm)
-    : comm_(&comm), tags_(tags), timeout_(timeout), workspace_(&workspace), hints_(&hints), algorithm_(algorithm) {}
+    : comm_(&comm),
+      tags_(tags),
+      deadline_(timeout ? Timeout(comm.runtime().now() + *timeout) : Timeout{}),
+      workspace_(&workspace),
+      hints_(&hints),
+      algorithm_(algorithm) {}
+
+Timeout Context::timeout() const {
+  if (!deadline_) return {};
+  return std::max(0.0, *deadline_ - comm_->runtime().now());
+}
 
 const ArrivalSnapshot* Context::arrival() const { return hints_->get<ArrivalSnapshot>(); }
 const ClusterLayout* Context::clusters() const { return hints_->get<ClusterLayout>(); }
 
 Context Context::sub(int offset, int size) const {
-  return Context(*comm_, tags_.sub(offset, size), timeout_, *workspace_, *hints_, algorithm_);
+  Context sub = *this;  // the same deadline
+  sub.tags_ = tags_.sub(offset, size);
+  return sub;
 }
 
 }  // namespace ragged

@@ -41,6 +41,33 @@ TEST(ArrivalEstimators, MovingAverage) {
   EXPECT_THROW(MovingAverage(1.5), InvalidArgument);
 }
 
+TEST(ArrivalEstimators, MovingAverageIgnoresSamplesThatAreNotDurations) {
+  MovingAverage m(0.5);
+  m.add(std::nan(""));
+  m.add(-1.0);  // a clock that went backwards
+  m.add(std::numeric_limits<double>::infinity());
+  EXPECT_FALSE(m.predict().has_value());
+  m.add(2.0);
+  m.add(-5.0);
+  EXPECT_DOUBLE_EQ(*m.predict(), 2.0);
+  EXPECT_EQ(m.samples(), 1);
+}
+
+TEST(ArrivalEstimators, AbsurdEstimatesAreClamped) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_DOUBLE_EQ(clamp_estimate(10.5, 10.0, 60.0), 10.5);    // sane: kept
+  EXPECT_DOUBLE_EQ(clamp_estimate(9.0, 10.0, 60.0), 10.0);     // in the past: arrives now
+  EXPECT_DOUBLE_EQ(clamp_estimate(-1e300, 10.0, 60.0), 10.0);  // negative
+  EXPECT_DOUBLE_EQ(clamp_estimate(1e12, 10.0, 60.0), 70.0);    // far ahead: the horizon
+  EXPECT_DOUBLE_EQ(clamp_estimate(inf, 10.0, 60.0), 10.0);     // not a number of seconds
+  EXPECT_DOUBLE_EQ(clamp_estimate(-inf, 10.0, 60.0), 10.0);
+  EXPECT_DOUBLE_EQ(clamp_estimate(std::nan(""), 10.0, 60.0), 10.0);
+  EXPECT_DOUBLE_EQ(clamp_estimate(11.0, 10.0, -3.0), 10.0);  // a negative horizon is none
+  EXPECT_DOUBLE_EQ(clamp_estimate(11.0, 10.0, std::nan("")), 10.0);
+  // The extrapolation of a tiny fraction lands decades ahead; clamped, it is one horizon ahead.
+  EXPECT_DOUBLE_EQ(clamp_estimate(extrapolate_arrival(0.0, 1e-3, 1e-12), 1e-3, 0.5), 0.501);
+}
+
 TEST(ArrivalSnapshot, ValuesAndChecks) {
   const ArrivalSnapshot s({3.0, 1.0, 2.5}, LinkModel{1e-5, 1e-9}, 7,
                           {ArrivalSource::measured, ArrivalSource::estimated, ArrivalSource::none});

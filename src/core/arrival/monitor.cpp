@@ -22,6 +22,7 @@
 // two ranks do not overtake, every record it sent has been received by then.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <list>
@@ -64,11 +65,13 @@ struct PendingSend {
   Request request;
 };
 
-/// Waits until one active, incomplete request of `requests` completes. On the mpi backend a
-/// blocking MPI_Waitany would spin a core for as long as the computation phase lasts; the agent
-/// polls with short sleeps instead and leaves the cores to the computation.
-std::size_t agent_wait_any(Comm& comm, std::span<Request> requests) {
-  if (comm.backend() != "mpi") return comm.wait_any(requests);
+/// Waits until one active, incomplete request of `requests` completes (TimeoutError after
+/// `timeout`). On the mpi backend a blocking MPI_Waitany would spin a core for as long as the
+/// computation phase lasts; the agent polls with short sleeps instead and leaves the cores to
+/// the computation.
+std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Timeout timeout = {}) {
+  if (comm.backend() != "mpi") return comm.wait_any(requests, timeout);
+  const double deadline = timeout ? comm.runtime().now() + *timeout : 0.0;
   double pause = 1e-6;
   for (;;) {
     bool any = false;
@@ -78,6 +81,7 @@ std::size_t agent_wait_any(Comm& comm, std::span<Request> requests) {
       if (requests[i].test()) return i;
     }
     if (!any) return Comm::npos;
+    if (timeout && comm.runtime().now() >= deadline) throw TimeoutError("arrival agent: no message in time");
     comm.runtime().sleep_for(pause);
     pause = std::min(pause * 2, 100e-6);
   }
@@ -112,6 +116,7 @@ struct Monitor::State {
   std::map<std::uint64_t, std::shared_ptr<const ArrivalSnapshot>> ready;
   std::exception_ptr agent_error;
   bool agent_done = false;
+  std::vector<int> silent;  ///< ranks whose agents said no goodbye within the timeout
 
   // ---- foreground only
   std::uint64_t epoch = 0;
@@ -148,13 +153,17 @@ struct Monitor::State {
   }
 
   void publish(double time, ArrivalSource source) {
+    const double now = rt.now();
+    // Absurd estimates (NaN, in the past, far ahead) are clamped: the process arrives no
+    // earlier than now, and no later than the horizon.
+    time = clamp_estimate(time, now, options.horizon_s);
     const internal::PlanKey p = plan();
     Wire w;
     w.kind = static_cast<std::uint32_t>(WireKind::publish);
     w.source = static_cast<std::uint32_t>(source);
     w.epoch = epoch;
     w.time = time - offset;
-    w.published = rt.now() - offset;
+    w.published = now - offset;
     w.plan_kind = static_cast<std::uint32_t>(p.kind);
     w.plan_root = p.root;
     w.plan_bytes = p.block_bytes;
@@ -202,12 +211,31 @@ class Agent final : public internal::BackgroundContext {
         run_background();
         continue;
       }
-      const std::size_t i = agent_wait_any(comm_, std::span<Request>(requests_.data(), 2));
-      serve(i);
+      try {
+        const std::size_t i = agent_wait_any(comm_, std::span<Request>(requests_.data(), 2), left());
+        serve(i);
+      } catch (const TimeoutError&) {
+        if (!stopping_) throw;
+        break;  // some agents are gone (or never stop): give up on their goodbyes
+      }
     }
     requests_ = {};  // cancels the posted receives
-    for (PendingSend& s : sends_) s.request.wait();
+    for (PendingSend& s : sends_) {
+      try {
+        s.request.wait(left());
+      } catch (const TimeoutError&) {
+        break;  // a stopped peer never receives: the requests' destructors cancel them
+      }
+    }
     sends_.clear();
+    if (byes_ < procs_ - 1) {
+      std::vector<int> silent;
+      for (int r = 0; r < procs_; ++r) {
+        if (r != me_ && bye_from_[static_cast<std::size_t>(r)] == 0) silent.push_back(r);
+      }
+      std::lock_guard<Mutex> lock(*st_->mutex);
+      st_->silent = std::move(silent);
+    }
   }
 
   // BackgroundContext: wait for `data` while serving the agent's own messages.
@@ -228,6 +256,12 @@ class Agent final : public internal::BackgroundContext {
   }
 
  private:
+  /// The time left to stop once told to (MonitorOptions::timeout from the stop); unset before.
+  [[nodiscard]] Timeout left() const {
+    if (!stopping_ || !st_->options.timeout) return {};
+    return std::max(0.0, stop_deadline_ - st_->rt.now());
+  }
+
   // requests_[0]: any agent's record or bye; [1]: this process's foreground; [2]: background data.
   void post_remote() { requests_[0] = comm_.irecv(any_source, internal::tag_agent, &remote_in_, sizeof remote_in_); }
   void post_local() { requests_[1] = comm_.irecv(me_, internal::tag_agent_local, &local_in_, sizeof local_in_); }
@@ -240,7 +274,10 @@ class Agent final : public internal::BackgroundContext {
       post_remote();
       const auto kind = static_cast<WireKind>(w.kind);
       if (kind == WireKind::record) store(source, w);
-      if (kind == WireKind::bye) ++byes_;
+      if (kind == WireKind::bye && bye_from_[static_cast<std::size_t>(source)] == 0) {
+        bye_from_[static_cast<std::size_t>(source)] = 1;
+        ++byes_;
+      }
       return kind;
     }
     const Wire w = local_in_;
@@ -253,6 +290,7 @@ class Agent final : public internal::BackgroundContext {
       store(me_, record);
     } else if (kind == WireKind::stop && !stopping_) {
       stopping_ = true;
+      if (st_->options.timeout) stop_deadline_ = st_->rt.now() + *st_->options.timeout;
       Wire bye;
       bye.kind = static_cast<std::uint32_t>(WireKind::bye);
       broadcast(bye);
@@ -277,7 +315,14 @@ class Agent final : public internal::BackgroundContext {
     }
   }
 
-  void store(int rank, const Wire& w) {
+  void store(int rank, Wire w) {
+    // A record comes from the network: times that are not finite count as arriving when
+    // published (or at 0), an unknown source as an estimate.
+    if (!std::isfinite(w.published)) w.published = 0;
+    if (!std::isfinite(w.time)) w.time = w.published;
+    if (w.source > static_cast<std::uint32_t>(ArrivalSource::measured)) {
+      w.source = static_cast<std::uint32_t>(ArrivalSource::estimated);
+    }
     auto [it, fresh] = pending_.try_emplace(w.epoch);
     Pending& p = it->second;
     if (fresh) {
@@ -374,7 +419,9 @@ class Agent final : public internal::BackgroundContext {
   std::deque<std::pair<std::shared_ptr<const ArrivalSnapshot>, std::shared_ptr<internal::BackgroundSlot>>> to_run_;
   internal::BackgroundSlot* running_ = nullptr;
   int byes_ = 0;
+  std::vector<char> bye_from_ = std::vector<char>(static_cast<std::size_t>(procs_), 0);
   bool stopping_ = false;
+  double stop_deadline_ = 0;
 };
 
 }  // namespace
@@ -399,7 +446,13 @@ Monitor::Monitor(Comm& comm, MonitorOptions options) : state_(std::make_shared<S
   s.agent = s.rt.spawn_daemon("arrival-agent", [shared] {
     try {
       Agent(shared).run();
-    } catch (...) {
+    } catch (const Error&) {  // ragged's own (an MPI error is a TransportError): for the caller
+      std::lock_guard<Mutex> lock(*shared->mutex);
+      shared->agent_error = std::current_exception();
+      shared->agent_done = true;
+      shared->changed->notify_all();
+      return;
+    } catch (...) {  // not ours (the simulator ending its actors): recorded and passed on
       std::lock_guard<Mutex> lock(*shared->mutex);
       shared->agent_error = std::current_exception();
       shared->agent_done = true;
@@ -506,10 +559,32 @@ void Monitor::finalize() {
   s.retire_last_slot();
   Wire stop;
   stop.kind = static_cast<std::uint32_t>(WireKind::stop);
-  s.send_local(stop);
+  bool agent_ran = false;
+  {
+    std::lock_guard<Mutex> lock(*s.mutex);
+    agent_ran = !s.agent_done;
+  }
+  if (agent_ran) s.send_local(stop);
   if (s.agent) s.agent->join();
-  for (PendingSend& p : s.local_sends) p.request.wait();
+  std::exception_ptr error;
+  std::vector<int> silent;
+  {
+    std::lock_guard<Mutex> lock(*s.mutex);
+    error = s.agent_error;
+    silent = s.silent;
+  }
+  // An agent that ended early received nothing more: its requests' destructors cancel them.
+  if (!error) {
+    for (PendingSend& p : s.local_sends) p.request.wait();
+  }
   s.local_sends.clear();
+  if (error) std::rethrow_exception(error);
+  if (!silent.empty()) {
+    std::string ranks;
+    for (int r : silent) ranks += (ranks.empty() ? "" : ", ") + std::to_string(r);
+    throw TimeoutError("Monitor::finalize: no goodbye from the agents of rank(s) " + ranks + " within " +
+                       std::to_string(*s.options.timeout) + " s; this agent stopped without them");
+  }
 }
 
 const LinkModel& Monitor::link() const { return state_->link; }

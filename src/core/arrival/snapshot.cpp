@@ -84,11 +84,18 @@ double extrapolate_arrival(double start, double now, double fraction) {
   return start + (now - start) / fraction;
 }
 
+double clamp_estimate(double estimate, double now, double horizon_s) {
+  if (!std::isfinite(estimate)) return now;
+  return std::clamp(estimate, now, now + (horizon_s > 0 ? horizon_s : 0.0));
+}
+
 MovingAverage::MovingAverage(double weight) : weight_(weight) {
   if (!(weight > 0) || weight > 1) throw InvalidArgument("weight", "must be in (0, 1]");
 }
 
 void MovingAverage::add(double duration) {
+  // A clock that jumped (or a caller's nonsense) gives no sample: the average stays finite.
+  if (!std::isfinite(duration) || duration < 0) return;
   value_ = samples_ == 0 ? duration : weight_ * duration + (1 - weight_) * value_;
   ++samples_;
 }
