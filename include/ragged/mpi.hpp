@@ -46,6 +46,15 @@ void require_thread_multiple();
 /// Wraps any MPI_Op (user-defined included) as a ReduceOp applied through MPI_Reduce_local.
 [[nodiscard]] ReduceOp from_mpi(MPI_Op op);
 
+/// What the mpi backend holds right now, for leak checks (the soak tests): its requests (from
+/// isend/irecv until the Request is destroyed) and its windows (until freed). Both return to
+/// their level once the Comm calls that made them have returned.
+struct Resources {
+  long requests = 0;
+  long windows = 0;
+};
+[[nodiscard]] Resources live_resources();
+
 /// Adds the "native" algorithm of each collective (the MPI library's own) to the Registry.
 void register_native_algorithms();
 

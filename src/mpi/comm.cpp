@@ -7,6 +7,16 @@
 namespace ragged::mpi {
 namespace detail {
 
+std::atomic<long>& live_requests() {
+  static std::atomic<long> count{0};
+  return count;
+}
+
+std::atomic<long>& live_windows() {
+  static std::atomic<long> count{0};
+  return count;
+}
+
 std::string error_text(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int length = 0;
@@ -54,8 +64,11 @@ class MpiRequest final : public RequestImpl {
  public:
   /// `self`: the peer is this rank or any_source (see poll_self_requests).
   MpiRequest(MPI_Request request, bool receive, Status send_status, bool self)
-      : request_(request), receive_(receive), poll_(poll_self_requests && self), status_(send_status) {}
+      : request_(request), receive_(receive), poll_(poll_self_requests && self), status_(send_status) {
+    live_requests().fetch_add(1, std::memory_order_relaxed);
+  }
   ~MpiRequest() override {
+    live_requests().fetch_sub(1, std::memory_order_relaxed);
     if (request_ == MPI_REQUEST_NULL || mpi_finalized()) return;
     // Errors cannot leave a destructor; the request is gone either way.
     if (receive_) MPI_Cancel(&request_);
@@ -285,6 +298,11 @@ std::unique_ptr<Window> MpiComm::create_window(std::size_t bytes, int notificati
 }
 
 }  // namespace detail
+
+Resources live_resources() {
+  return Resources{detail::live_requests().load(std::memory_order_relaxed),
+                   detail::live_windows().load(std::memory_order_relaxed)};
+}
 
 std::unique_ptr<Comm> make_comm(MPI_Comm user) { return std::make_unique<detail::MpiComm>(user); }
 

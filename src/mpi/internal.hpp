@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstddef>
 #include <memory>
@@ -15,6 +16,11 @@
 #include "ragged/window.hpp"
 
 namespace ragged::mpi::detail {
+
+/// What the backend holds (ragged::mpi::live_resources): requests between their MPI_Isend or
+/// MPI_Irecv and their destruction, windows between MPI_Win_allocate and MPI_Win_free.
+std::atomic<long>& live_requests();
+std::atomic<long>& live_windows();
 
 /// MPI_Error_string of `code` (or a placeholder when MPI cannot name it).
 std::string error_text(int code);

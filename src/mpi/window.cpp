@@ -41,6 +41,7 @@ class MpiWindow final : public Window {
     void* base = nullptr;
     MPI_Comm mpi_comm = comm.handle();
     check(MPI_Win_allocate(static_cast<MPI_Aint>(total), 1, MPI_INFO_NULL, mpi_comm, &base, &win_), "MPI_Win_allocate");
+    live_windows().fetch_add(1, std::memory_order_relaxed);
     base_ = static_cast<std::byte*>(base);
     try {
       check(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
@@ -153,6 +154,7 @@ class MpiWindow final : public Window {
   // Ends the epoch and frees the window (collective); errors cannot leave a destructor.
   void release() noexcept {
     if (win_ == MPI_WIN_NULL) return;
+    live_windows().fetch_sub(1, std::memory_order_relaxed);
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (finalized != 0) return;

@@ -35,7 +35,7 @@ namespace {
 using namespace ragged;
 
 constexpr double call_timeout = 0.3;  // seconds; every call here takes far less when all come
-constexpr double late_by = 0.1;       // how far past its timeout a loaded machine may throw
+constexpr double late_by = 0.5;       // how late a loaded 2-core machine (or ThreadSanitizer) may throw
 
 bool verdict(mpitest::Tally& tally, const std::string& what, bool ok) {
   const bool all = mpitest::all_agree(ok, what);

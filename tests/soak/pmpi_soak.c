@@ -1,0 +1,87 @@
+/* Soak through the PMPI library (issue 14, item 4): a plain MPI program (no ragged header)
+ * that runs the pap loop -- a randomly late rank, then MPI_Allgather, MPI_Allreduce and
+ * MPI_Gather -- for many iterations, checks every result exactly, and checks that its
+ * resident set size grew by less than 1% after the warm-up (a tenth of the iterations).
+ * Run with RAGGED_<COLLECTIVE> naming the algorithms to soak.
+ *
+ *   mpirun -np 4 -x RAGGED_ALLGATHER=bdr pmpi_soak [iterations] [max growth] */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static long rss_kib(void) {
+  long size = 0, resident = 0;
+  FILE* f = fopen("/proc/self/statm", "r");
+  if (f == NULL) return 0;
+  if (fscanf(f, "%ld %ld", &size, &resident) != 2) resident = 0;
+  fclose(f);
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void sleep_us(long us) {
+  struct timespec t = {us / 1000000, (us % 1000000) * 1000};
+  nanosleep(&t, NULL);
+}
+
+enum { count = 257 };
+
+int main(int argc, char** argv) {
+  int provided = 0, rank = 0, size = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const long iterations = argc > 1 ? atol(argv[1]) : 10000;
+  const double max_growth = argc > 2 ? atof(argv[2]) : 0.01;
+  const long warm_up = iterations / 10 > 100 ? iterations / 10 : 100;
+  const int root = size - 1;
+  int in[count];
+  int* out = malloc(sizeof(int) * count * (size_t)size);
+  int* sum = malloc(sizeof(int) * count);
+  long wrong = 0, rss_warm = 0;
+  unsigned seed = 12345; /* the same draws on every rank */
+  const double start = MPI_Wtime();
+  for (long it = 0; it < iterations; ++it) {
+    seed = seed * 1103515245u + 12345u;
+    const int late = (int)((seed >> 8) % (unsigned)size);
+    if (rank == late) sleep_us((long)((seed >> 16) % 200));
+    for (int i = 0; i < count; ++i) in[i] = (int)((it % 1000) * 7 + rank * 1000003L + i);
+    MPI_Allgather(in, count, MPI_INT, out, count, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < size; ++r)
+      for (int i = 0; i < count; ++i)
+        if (out[r * count + i] != (int)((it % 1000) * 7 + r * 1000003L + i)) ++wrong;
+    MPI_Allreduce(in, sum, count, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < count; ++i) {
+      long want = 0;
+      for (int r = 0; r < size; ++r) want += (it % 1000) * 7 + r * 1000003L + i;
+      if (sum[i] != (int)want) ++wrong;
+    }
+    MPI_Gather(in, count, MPI_INT, out, count, MPI_INT, root, MPI_COMM_WORLD);
+    if (rank == root)
+      for (int r = 0; r < size; ++r)
+        for (int i = 0; i < count; ++i)
+          if (out[r * count + i] != (int)((it % 1000) * 7 + r * 1000003L + i)) ++wrong;
+    if (it + 1 == warm_up) rss_warm = rss_kib();
+    if (rank == 0 && (it + 1) % 2000 == 0) {
+      printf("  %ld/%ld iterations\n", it + 1, iterations);
+      fflush(stdout);
+    }
+  }
+  const long rss_end = rss_kib();
+  const double growth = rss_warm > 0 ? (double)(rss_end - rss_warm) / (double)rss_warm : 1.0;
+  const int ok = wrong == 0 && growth < max_growth;
+  int all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (!ok || rank == 0) {
+    printf(
+        "[rank %d] pmpi soak: %ld iterations in %.1f s, %ld wrong elements; RSS %ld KiB after %ld, %ld KiB at "
+        "the end (%+.3f%%)\n",
+        rank, iterations, MPI_Wtime() - start, wrong, rss_warm, warm_up, rss_end, 100 * growth);
+    fflush(stdout);
+  }
+  free(out);
+  free(sum);
+  MPI_Finalize();
+  return all_ok ? 0 : 1;
+}
