@@ -4,7 +4,8 @@
 #   scripts/dev.sh bench [ragged-bench arguments]   the main job (default: pap on the simulated 1 GbE cluster)
 #   scripts/dev.sh test                             every test (ctest), release build in build/
 #   scripts/dev.sh release                          the Release (-O3) build with warnings as errors, and its unit tests
-#   scripts/dev.sh sanitize                         unit, sim-backend, conformance, arrival, irregular and alltoall sim tests under ASan+UBSan
+#   scripts/dev.sh sanitize                         unit, conformance, the sim tiers and the mpi tier under ASan+UBSan
+#   scripts/dev.sh tsan                             conformance, the threaded sim tiers and the mpi tier under ThreadSanitizer
 #   scripts/dev.sh mpich                            the mpi tiers (conformance.mpi, mpi.*, mpi.pmpi.*) and install.* against MPICH, in build-mpich
 #   scripts/dev.sh package                          the Debian packages (build-package/packages/*.deb) and their test
 set -euo pipefail
@@ -40,6 +41,12 @@ case "$cmd" in
     cmake --build --preset asan -j "$jobs"
     ctest --preset asan -j "$jobs" "$@"
     ;;
+  tsan)
+    # TSAN_OPTIONS (suppressions: tests/sanitizers/tsan.supp) come from the test preset.
+    configure tsan
+    cmake --build --preset tsan -j "$jobs"
+    ctest --preset tsan -j "$jobs" "$@"
+    ;;
   mpich)
     # Debian's MPICH beside Open MPI (mpicc.mpich, mpiexec.mpich; the default MPI is untouched).
     configure mpich
@@ -54,7 +61,7 @@ case "$cmd" in
     ;;
   *)
     echo "usage: scripts/dev.sh bench [args] | test [ctest args] | release [ctest args] | sanitize [ctest args]" \
-         "| mpich [ctest args] | package [ctest args]" >&2
+         "| tsan [ctest args] | mpich [ctest args] | package [ctest args]" >&2
     exit 2
     ;;
 esac
