@@ -2,6 +2,7 @@
 #include "arrival.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +28,9 @@ namespace {
 /// the same on every rank.
 constexpr std::size_t max_sites = 64;
 constexpr std::size_t max_tracked = 4;
+constexpr int idle_limit = 2;
+constexpr int first_pause = 8;
+constexpr int max_pause = 64;
 
 /// One call site: its position in the communicator's sequence of calls and its monitor.
 struct Site {
@@ -34,7 +38,21 @@ struct Site {
   long long exits_at_entry = 0;  ///< the communicator's exits when the site was last entered
   long long gap = 0;             ///< exits between its last two entries (0: not known yet)
   bool started = false;          ///< processing_start() ran in the current epoch
-  std::unique_ptr<Comm> comm;    ///< the monitor's private copy of the communicator
+  std::size_t segment = 0;       ///< bytes of the segment whose tau the balance test uses
+  /// This rank's own view of the monitor's estimator, to judge it: the phase before the site
+  /// (entry minus start) and how far each prediction of it missed.
+  MovingAverage phase{0.5};
+  MovingAverage error{0.5};
+  double start = 0;
+  bool has_start = false;
+  /// Idling: after `idle_limit` calls in a row whose snapshot gave `auto` nothing (every rank
+  /// published at its arrival, or the predicted imbalance was below the floor), the site skips
+  /// the exchange for `dormant` calls, then tries again; the pause doubles up to max_pause.
+  /// Counted from the snapshots, which every rank shares, so every rank pauses in the same calls.
+  int idle = 0;
+  int dormant = 0;
+  int pause = first_pause;
+  std::unique_ptr<Comm> comm;  ///< the monitor's private copy of the communicator
   std::unique_ptr<Monitor> monitor;
 };
 
@@ -80,6 +98,17 @@ double predicted_imbalance(const ArrivalSnapshot& snapshot) {
     last = std::max(last, effective);
   }
   return last - first;
+}
+
+/// Whether the site's predictions are good enough to publish: before the first miss is known,
+/// yes; then while the moving average of the misses stays below what the schedules resolve, tau
+/// of a segment, or 5 RAGGED_ARRIVAL_MIN_OMEGA (5 ms: a sleep of a loaded machine's process
+/// overshoots by a few ms now and then, which must not silence a rank that is late every time).
+bool predicts(const Site& site) {
+  const std::optional<double> miss = site.error.predict();
+  if (!miss) return true;
+  const double resolution = std::max(5 * min_omega(), site.monitor->link().tau(site.segment));
+  return *miss < resolution;
 }
 
 }  // namespace
@@ -145,11 +174,21 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   auto it = a.sites.find(key);
   if (it == a.sites.end()) {
     if (a.sites.size() >= max_sites) return nullptr;
-    it = a.sites.emplace(key, Site{}).first;
+    it = a.sites.try_emplace(key).first;
   }
   Site& site = it->second;
   const double entry = state.comm->runtime().now();
   double setup = 0;  // time spent making the monitor in this call
+  if (!site.started && a.exited) {
+    site.start = a.last_exit;
+    site.has_start = true;
+  }
+  if (site.has_start) {
+    const double sample = entry - site.start;
+    if (const std::optional<double> predicted = site.phase.predict()) site.error.add(std::abs(sample - *predicted));
+    site.phase.add(sample);
+    site.has_start = false;
+  }
   if (site.calls > 0) site.gap = a.exits - site.exits_at_entry;
   site.exits_at_entry = a.exits;
   ++site.calls;
@@ -159,9 +198,9 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
     MonitorOptions options;
     options.link = a.link;
     // tau of the site's own segments is what the balance test needs: probe near that size.
-    const std::size_t segment =
+    site.segment =
         collective == Collective::allreduce ? bytes / static_cast<std::size_t>(std::max(1, state.comm->size())) : bytes;
-    options.probe_bytes = std::clamp<std::size_t>(segment, 4096, std::size_t{1} << 20);
+    options.probe_bytes = std::clamp<std::size_t>(site.segment, 4096, std::size_t{1} << 20);
     site.comm = std::make_unique<mpi::detail::MpiComm>(
         state.user, mpi::detail::MpiCommOptions{.require_thread_multiple = true, .copy_attributes = false});
     site.monitor = std::make_unique<Monitor>(*site.comm, options);
@@ -172,6 +211,11 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
     registry().monitors.push_back(site.monitor.get());
   }
   if (!site.monitor) return nullptr;
+  if (site.dormant > 0) {
+    --site.dormant;
+    site.started = false;
+    return nullptr;
+  }
   // The exit hook did not start this epoch's phase (the site's position was not known yet, or
   // the sequence changed): the phase began when the last collective on the communicator returned.
   // Making the monitor (collective: it waits for every rank) is no part of the phase: the start
@@ -181,6 +225,17 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   std::shared_ptr<const ArrivalSnapshot> snapshot = site.monitor->arrive();
   // Below the noise floor the prediction says nothing: `auto` sees no snapshot (a background part
   // the agent may have started for the previous call's algorithm is given up at the next epoch).
+  bool predicted = false;
+  for (int r = 0; r < snapshot->size(); ++r) predicted |= snapshot->source(r) == ArrivalSource::estimated;
+  const bool useful = predicted && predicted_imbalance(*snapshot) >= min_omega();
+  if (useful) {
+    site.idle = 0;
+    site.pause = first_pause;
+  } else if (++site.idle >= idle_limit) {
+    site.idle = 0;
+    site.dormant = site.pause;
+    site.pause = std::min(2 * site.pause, max_pause);
+  }
   if (predicted_imbalance(*snapshot) < min_omega()) return nullptr;
   site_comm = site.comm.get();
   return snapshot;
@@ -197,8 +252,24 @@ void after_slow(MPI_Comm comm) {
     // The collective that came right before the site's call last time has returned: the phase
     // before the site starts now, and the monitor publishes its prediction (start + the moving
     // average of the phase), which the agent sends to every other rank while this one computes.
+    // Only while this rank's predictions of the phase hit: a rank whose phase changes at random
+    // from call to call publishes at its arrival instead, so that the snapshot is complete only
+    // when it arrives and nobody plans on a guess (if every rank does, `auto` sees a balanced
+    // pattern and runs a regular algorithm).
     if (site->gap > 0 && a.exits == site->exits_at_entry + site->gap) {
-      site->monitor->processing_start();
+      if (site->dormant > 0) {  // no exchange in the coming call: only this rank's own estimator
+        site->start = a.last_exit;
+        site->has_start = true;
+        site->started = true;
+        continue;
+      }
+      if (predicts(*site)) {
+        site->monitor->processing_start();
+      } else {
+        site->monitor->processing_started_at(a.last_exit);
+      }
+      site->start = a.last_exit;
+      site->has_start = true;
       site->started = true;
     }
   }
