@@ -2,6 +2,7 @@
 #include "arrival.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -40,9 +41,10 @@ struct Site {
   bool started = false;          ///< processing_start() ran in the current epoch
   std::size_t segment = 0;       ///< bytes of the segment whose tau the balance test uses
   /// This rank's own view of the monitor's estimator, to judge it: the phase before the site
-  /// (entry minus start) and how far each prediction of it missed.
+  /// (entry minus start) and how far its last predictions of it missed (a ring).
   MovingAverage phase{0.5};
-  MovingAverage error{0.5};
+  std::array<double, 4> misses{};
+  int missed = 0;  ///< predictions judged so far
   double start = 0;
   bool has_start = false;
   /// Idling: after `idle_limit` calls in a row whose snapshot gave `auto` nothing (every rank
@@ -101,14 +103,18 @@ double predicted_imbalance(const ArrivalSnapshot& snapshot) {
 }
 
 /// Whether the site's predictions are good enough to publish: before the first miss is known,
-/// yes; then while the moving average of the misses stays below what the schedules resolve, tau
-/// of a segment, or 5 RAGGED_ARRIVAL_MIN_OMEGA (5 ms: a sleep of a loaded machine's process
-/// overshoots by a few ms now and then, which must not silence a rank that is late every time).
+/// yes; then while the median of the last (up to 4) misses stays below what the schedules
+/// resolve, tau of a segment, or 5 RAGGED_ARRIVAL_MIN_OMEGA (5 ms). The median, lower of an even
+/// count, because a loaded machine's process oversleeps by tens of ms now and then, which must
+/// not silence a rank that is late by the same delay every time.
 bool predicts(const Site& site) {
-  const std::optional<double> miss = site.error.predict();
-  if (!miss) return true;
+  if (site.missed == 0) return true;
+  const auto n = static_cast<std::size_t>(std::min<int>(site.missed, static_cast<int>(site.misses.size())));
+  std::vector<double> last(site.misses.begin(), site.misses.begin() + static_cast<std::ptrdiff_t>(n));
+  std::sort(last.begin(), last.end());
+  const double miss = last[(n - 1) / 2];
   const double resolution = std::max(5 * min_omega(), site.monitor->link().tau(site.segment));
-  return *miss < resolution;
+  return miss < resolution;
 }
 
 }  // namespace
@@ -185,7 +191,10 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   }
   if (site.has_start) {
     const double sample = entry - site.start;
-    if (const std::optional<double> predicted = site.phase.predict()) site.error.add(std::abs(sample - *predicted));
+    if (const std::optional<double> predicted = site.phase.predict()) {
+      site.misses[static_cast<std::size_t>(site.missed) % site.misses.size()] = std::abs(sample - *predicted);
+      ++site.missed;
+    }
     site.phase.add(sample);
     site.has_start = false;
   }
