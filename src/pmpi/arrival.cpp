@@ -232,8 +232,7 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   if (!site.started && a.exited) site.monitor->processing_started_at(a.last_exit + setup);
   site.started = false;
   std::shared_ptr<const ArrivalSnapshot> snapshot = site.monitor->arrive();
-  // Below the noise floor the prediction says nothing: `auto` sees no snapshot (a background part
-  // the agent may have started for the previous call's algorithm is given up at the next epoch).
+  // Pauses: counted from the snapshot, which every rank shares.
   bool predicted = false;
   for (int r = 0; r < snapshot->size(); ++r) predicted |= snapshot->source(r) == ArrivalSource::estimated;
   const bool useful = predicted && predicted_imbalance(*snapshot) >= min_omega();
@@ -245,6 +244,8 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
     site.dormant = site.pause;
     site.pause = std::min(2 * site.pause, max_pause);
   }
+  // Below the noise floor the prediction says nothing: `auto` sees no snapshot (a background part
+  // the agent may have started for the previous call's algorithm is given up at the next epoch).
   if (predicted_imbalance(*snapshot) < min_omega()) return nullptr;
   site_comm = site.comm.get();
   return snapshot;
