@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -258,6 +259,14 @@ std::vector<std::byte>& Call::scratch(int i, std::size_t bytes) {
 }
 
 bool Call::selects_ragged(std::size_t bytes, bool commutative) {
+  // The mpi backend sends at most INT_MAX bytes in one message, and algorithms combine blocks (a
+  // binomial gather forwards a subtree's, bruck half of them): a call that moves more than
+  // INT_MAX bytes in all is the MPI library's. All of it is shared: the block (or the vector)
+  // and the size. (MPICH's coll/gather_big, 8 x 256 MiB to one root, failed under auto.)
+  const bool blocks = collective_ == Collective::allgather || collective_ == Collective::gather ||
+                      collective_ == Collective::scatter || collective_ == Collective::alltoall;
+  const std::size_t total = blocks ? bytes * static_cast<std::size_t>(size()) : bytes;
+  if (total > static_cast<std::size_t>(INT_MAX)) return fallback("more than INT_MAX bytes in all");
   CallInfo info;
   info.collective = collective_;
   info.procs = size();
