@@ -180,6 +180,10 @@ class Monitor {
 
   /// The computation phase of the current epoch starts.
   void processing_start();
+  /// The computation phase of the current epoch started earlier, at `at` (the runtime's clock):
+  /// what processing_start() would have recorded then, for the cross-iteration estimator, without
+  /// publishing anything (the PMPI library learns only at a call when the phase before it began).
+  void processing_started_at(double at);
   /// `fraction` (0 < fraction <= 1) of the computation is done.
   void edge(double fraction);
   /// The computation phase ends (the measured arrival, unless a collective call follows later).

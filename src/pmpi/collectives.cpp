@@ -7,6 +7,8 @@
 //       choosing "native", an argument dispatch rejects              -> PMPI_Xxx(args)
 //       else: datatypes as raw bytes (packed when not dense), ragged's dispatch entry point
 //     RAGGED_REPORT set: the call is timed and recorded around all this (report.hpp)
+//     `auto` allgathers and allreduces: the call's arrival snapshot first, and every return
+//     seen by the arrival runtime (arrival.hpp)
 //
 // Every decision to give a call to the MPI library rests on what all ranks of the call share
 // (the environment, the communicator, counts and datatypes of reductions, the size of one block,
@@ -19,6 +21,7 @@
 #include <span>
 #include <string>
 
+#include "arrival.hpp"
 #include "pmpi.hpp"
 
 using ragged::Collective;
@@ -557,13 +560,20 @@ long long bytes_of_blocks(const int* counts, int n, MPI_Datatype type) {
 /// Whether this rank is the root of a rooted collective (MPI_ROOT on an intercommunicator).
 bool is_root(const CallInfo& c, int root) { return c.inter ? root == MPI_ROOT : c.rank == root; }
 
+/// The entry point's work: routed, recorded for the report, and seen by the arrival runtime's
+/// exit hook (arrival.hpp: one load and one branch while no communicator tracks arrivals).
+template <class Body, class Describe>
+int entry(Kind kind, MPI_Comm comm, Body&& body, Describe&& describe) {
+  return pmpi::arrival::after(comm, pmpi::report::recorded(kind, comm, body, describe));
+}
+
 }  // namespace
 
 extern "C" {
 
 RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::allgather, comm,
       [&] { return route_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
       [&](CallInfo& c) {
@@ -576,7 +586,7 @@ RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
 RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                       const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                       MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::allgatherv, comm,
       [&] { return route_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
       [&](CallInfo& c) {
@@ -588,7 +598,7 @@ RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Da
 
 RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                      MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::allreduce, comm, [&] { return route_allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
       [&](CallInfo& c) {
         c.bytes = bytes_of(count, datatype);
@@ -598,7 +608,7 @@ RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int cou
 
 RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                   int root, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::reduce, comm, [&] { return route_reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
       [&](CallInfo& c) {
         c.bytes = bytes_of(count, datatype);
@@ -609,7 +619,7 @@ RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count,
 }
 
 RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::bcast, comm, [&] { return route_bcast(buffer, count, datatype, root, comm); },
       [&](CallInfo& c) {
         c.bytes = bytes_of(count, datatype);
@@ -620,7 +630,7 @@ RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype,
 
 RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                   int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::gather, comm,
       [&] { return route_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](CallInfo& c) {
@@ -635,7 +645,7 @@ RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Dataty
 
 RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::scatter, comm,
       [&] { return route_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](CallInfo& c) {
@@ -649,7 +659,7 @@ RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datat
 RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                                    MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::gatherv, comm,
       [&] { return route_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
       [&](CallInfo& c) {
@@ -664,7 +674,7 @@ RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datat
 RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                                     MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                     int root, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::scatterv, comm,
       [&] { return route_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
       [&](CallInfo& c) {
@@ -676,7 +686,7 @@ RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[],
 
 RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::alltoall, comm,
       [&] { return route_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
       [&](CallInfo& c) {
@@ -689,7 +699,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Data
 RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                      MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                      MPI_Datatype recvtype, MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::alltoallv, comm,
       [&] {
         return route_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -702,7 +712,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[]
 }
 
 RAGGED_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
-  return pmpi::report::recorded(
+  return entry(
       Kind::barrier, comm, [&] { return route_barrier(comm); }, [](CallInfo& c) { c.bytes = 0; });
 }
 

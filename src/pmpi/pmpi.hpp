@@ -55,6 +55,10 @@ void say_once(const std::string& key, const std::string& text);
 
 // ------------------------------------------------------------------------ per communicator
 
+namespace arrival {
+struct State;
+}
+
 /// What the library keeps on a communicator (an attribute of its keyval, freed by the
 /// keyval's delete callback when the program frees the communicator, or at MPI_Finalize).
 struct CommState {
@@ -64,11 +68,18 @@ struct CommState {
   /// Staging buffers for packed datatypes, reused from call to call (kept, as dispatch's
   /// workspace is, until the communicator is freed).
   std::vector<std::byte> scratch[2];
+  /// Arrival awareness (arrival.cpp): the call sites of `auto` allgathers and allreduces, their
+  /// monitors and entry history. Made at the first such call; destroyed first (its monitors'
+  /// shutdown is collective over their own communicators, as freeing the communicator is).
+  std::shared_ptr<arrival::State> arrival;
 };
 
 /// The state of `comm`, made at the first collective that ragged runs on it (collective over
 /// `comm`: every rank makes it in the same call). Throws ragged::Error.
 [[nodiscard]] CommState& state_of(MPI_Comm comm);
+
+/// The state of `comm` if it has one (nothing is made); null otherwise or after MPI_Finalize began.
+[[nodiscard]] CommState* find_state(MPI_Comm comm);
 
 /// Number of CommStates alive (ragged_pmpi_live_comms()).
 [[nodiscard]] long live_states();
@@ -95,7 +106,10 @@ class Call {
  public:
   Call(Collective collective, CommState& state) : collective_(collective), state_(state) {}
 
-  [[nodiscard]] Comm& comm() { return *state_.comm; }
+  /// The Comm that ragged runs the call on: the communicator's, or the private one of the call
+  /// site's arrival monitor when the call carries its snapshot (the agent's background part and
+  /// the algorithm must talk on the same communicator).
+  [[nodiscard]] Comm& comm() { return site_comm_ != nullptr ? *site_comm_ : *state_.comm; }
   [[nodiscard]] int rank() const { return state_.comm->rank(); }
   [[nodiscard]] int size() const { return state_.comm->size(); }
   [[nodiscard]] MPI_Comm handle() const;  ///< the private communicator (for MPI_Pack's errors)
@@ -104,6 +118,8 @@ class Call {
   /// Selects as dispatch will (docs/selection.md) and returns false when that is "native",
   /// when the environment names an unknown algorithm, or when the rules file is malformed
   /// (said once): the call then goes to the MPI library. `bytes` and `commutative` as CallInfo.
+  /// When selection is `auto` for an allgather or allreduce and arrival awareness is on, the
+  /// call first gets its site's arrival snapshot (arrival.hpp), which `auto` then reads.
   [[nodiscard]] bool selects_ragged(std::size_t bytes, bool commutative = true);
 
   /// Marks the call as given to the MPI library because of `why`; returns false.
@@ -121,6 +137,7 @@ class Call {
   CommState& state_;
   CollectiveOptions options_{};
   const char* fallback_ = nullptr;
+  Comm* site_comm_ = nullptr;
 };
 
 /// Runs `body(call)` for a collective routed to ragged: body returns true when ragged ran the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "../mpi/internal.hpp"
+#include "arrival.hpp"
 #include "pmpi.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/selection.hpp"
@@ -149,6 +151,9 @@ void before_finalize() {
     g.keyval = MPI_KEYVAL_INVALID;
   }
   if (keyval == MPI_KEYVAL_INVALID) return;
+  // The arrival monitors first, all of them in the order they were made (their agents talk to
+  // each other until every one is told to stop), then the states.
+  arrival::finalize_all();
   // Communicators the program did not free: their delete callbacks run now, while MPI works.
   for (CommState* state : states) PMPI_Comm_delete_attr(state->user, keyval);
   PMPI_Comm_free_keyval(&keyval);
@@ -203,6 +208,19 @@ CommState& state_of(MPI_Comm comm) {
   return *state.release();
 }
 
+CommState* find_state(MPI_Comm comm) {
+  int keyval = MPI_KEYVAL_INVALID;
+  {
+    const std::lock_guard<std::mutex> lock(globals().mutex);
+    keyval = globals().keyval;
+  }
+  if (keyval == MPI_KEYVAL_INVALID || comm == MPI_COMM_NULL) return nullptr;
+  void* value = nullptr;
+  int found = 0;
+  if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || found == 0) return nullptr;
+  return static_cast<CommState*>(value);
+}
+
 long live_states() {
   const std::lock_guard<std::mutex> lock(globals().mutex);
   return static_cast<long>(globals().live.size());
@@ -241,6 +259,14 @@ std::vector<std::byte>& Call::scratch(int i, std::size_t bytes) {
 }
 
 bool Call::selects_ragged(std::size_t bytes, bool commutative) {
+  // The mpi backend sends at most INT_MAX bytes in one message, and algorithms combine blocks (a
+  // binomial gather forwards a subtree's, bruck half of them): a call that moves more than
+  // INT_MAX bytes in all is the MPI library's. All of it is shared: the block (or the vector)
+  // and the size. (MPICH's coll/gather_big, 8 x 256 MiB to one root, failed under auto.)
+  const bool blocks = collective_ == Collective::allgather || collective_ == Collective::gather ||
+                      collective_ == Collective::scatter || collective_ == Collective::alltoall;
+  const std::size_t total = blocks ? bytes * static_cast<std::size_t>(size()) : bytes;
+  if (total > static_cast<std::size_t>(INT_MAX)) return fallback("more than INT_MAX bytes in all");
   CallInfo info;
   info.collective = collective_;
   info.procs = size();
@@ -249,7 +275,15 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
   info.hints = &options_.hints;
   info.backend = "mpi";
   try {
-    const Selection selection = select_algorithm(info, "");
+    Selection selection = select_algorithm(info, "");
+    // `auto` on a site the arrival runtime tracks: the snapshot of this call, then `auto` again
+    // with it. The same on every rank: the environment, the site and the snapshot are shared.
+    if (selection.requested == "auto" && size() > 1 && arrival::applies(collective_)) {
+      if (auto snapshot = arrival::at_call(state_, collective_, bytes, site_comm_)) {
+        options_.hints.set(std::move(snapshot));
+        selection = select_algorithm(info, "");
+      }
+    }
     return selection.algorithm->name != "native";
   } catch (const InvalidArgument& e) {
     const char* value = std::getenv(variable_of(collective_).c_str());

@@ -15,6 +15,9 @@ A SPEC is comma-separated key=value pairs. It selects the one site with the give
     why=WHY          ... for this reason (forced, auto, rules, unset, fallback)
     straggler=R      rank R was last in at least 80% of the calls, and it is the site's first
                      straggler; its mean wait is the smallest and every other rank waits longer
+    aware_min=N      at least N calls ran an arrival-aware algorithm (bdr, bgd, bslb, slt, prr,
+                     prd) chosen by auto
+    aware_max=N      at most N calls ran an arrival-aware algorithm
     omega=S          the imbalance (median of max - min entry time over the ranks, per call)
                      is between 0.7 S and 3 S seconds, and omega/tau is above 1
 """
@@ -23,6 +26,7 @@ import json
 import sys
 
 failures = []
+ARRIVAL_AWARE = {"bdr", "bgd", "bslb", "slt", "prr", "prd"}
 
 
 def fail(text):
@@ -131,6 +135,15 @@ def check_site(report, spec):
                 fail("%s: ran %s, expected %s" % (where, a["algorithm"], spec["algorithm"]))
             if "why" in spec and a["why"] != spec["why"]:
                 fail("%s: why %s, expected %s" % (where, a["why"], spec["why"]))
+    if "aware_min" in spec or "aware_max" in spec:
+        aware = [a for a in site["algorithms"] if a["algorithm"] in ARRIVAL_AWARE]
+        count = sum(a["calls"] for a in aware)
+        if "aware_min" in spec and (count < int(spec["aware_min"]) or any(a["why"] != "auto" for a in aware)):
+            fail("%s: %d calls ran an arrival-aware algorithm chosen by auto, expected at least %s: %s" %
+                 (where, count, spec["aware_min"], site["algorithms"]))
+        if "aware_max" in spec and count > int(spec["aware_max"]):
+            fail("%s: %d calls ran an arrival-aware algorithm, expected at most %s: %s" %
+                 (where, count, spec["aware_max"], site["algorithms"]))
     imbalance = site["imbalance"]
     if "straggler" in spec:
         late = int(spec["straggler"])

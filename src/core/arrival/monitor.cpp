@@ -483,6 +483,13 @@ void Monitor::processing_start() {
   }
 }
 
+void Monitor::processing_started_at(double at) {
+  State& s = *state_;
+  s.retire_last_slot();
+  s.start = at;
+  s.ended = false;
+}
+
 void Monitor::edge(double fraction) {
   State& s = *state_;
   if (!(fraction > 0) || fraction > 1) throw InvalidArgument("fraction", "must be in (0, 1]");
