@@ -4,7 +4,7 @@
  * resident set size grew by less than 1% after the warm-up (a tenth of the iterations).
  * Run with RAGGED_<COLLECTIVE> naming the algorithms to soak.
  *
- *   mpirun -np 4 -x RAGGED_ALLGATHER=bdr pmpi_soak [iterations] [max growth] */
+ *   mpirun -np 4 -x RAGGED_ALLGATHER=bdr pmpi_soak [iterations] [max growth] [warm-up iterations] */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const long iterations = argc > 1 ? atol(argv[1]) : 10000;
   const double max_growth = argc > 2 ? atof(argv[2]) : 0.01;
-  const long warm_up = iterations / 10 > 100 ? iterations / 10 : 100;
+  const long warm_up = argc > 3 ? atol(argv[3]) : (iterations / 10 > 100 ? iterations / 10 : 100);
   const int root = size - 1;
   int in[count];
   int* out = malloc(sizeof(int) * count * (size_t)size);
