@@ -240,6 +240,10 @@ TEST(TuningRules, MalformedFilesNameTheFileTheLineAndTheField) {
   expect_config_error("{\n  \"allreduce\": [\n    {\"procs\": [1, 2]}\n  ]\n}", 3, "algorithm");
   expect_config_error("{\n\n  \"allreduse\": []\n}", 3, "allreduse");
   expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\",}\n  ]\n}", 3, "(syntax)");
+  // A number too large for a double: the JSON parser throws out_of_range, not parse_error
+  // (found by tests/fuzz/tuning_fuzz.cpp; regressions/tuning/number-overflow-out-of-range-406).
+  expect_config_error("{\n  \"allreduce\": [\n    {\"bytes\": [1, 1E999],\n     \"algorithm\": \"ring\"}]}", 3,
+                      "(syntax)");
 }
 
 TEST(TuningRules, TheFileNamedByTheEnvironmentSelects) {

@@ -95,6 +95,11 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
     const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
     const int error_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
     throw ConfigError(file, error_line, "(syntax)", e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // Anything else the parser throws, e.g. out_of_range 406 for a number too large for a double
+    // (1e999): the line the parser had reached.
+    throw ConfigError(file, std::min(line, 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'))),
+                      "(syntax)", e.what());
   }
   if (!doc.is_object()) throw ConfigError(file, 1, "(top level)", "must be an object of collective names");
   std::vector<TuningRule> rules;
