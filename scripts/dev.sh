@@ -7,6 +7,7 @@
 #   scripts/dev.sh sanitize                         unit, sim-backend, conformance, arrival, irregular and alltoall sim tests under ASan+UBSan
 #   scripts/dev.sh mpich                            the mpi tiers (conformance.mpi, mpi.*, mpi.pmpi.*) and install.* against MPICH, in build-mpich
 #   scripts/dev.sh package                          the Debian packages (build-package/packages/*.deb) and their test
+#   scripts/dev.sh fuzz                             the libFuzzer targets (clang), each replaying its corpus and fuzzing briefly, in build-fuzz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,9 +53,15 @@ case "$cmd" in
     cmake --build --preset package -j "$jobs"
     ctest --preset package "$@"
     ;;
+  fuzz)
+    # docs/fuzzing.md: every fuzzer replays its seeds and regressions, then fuzzes RAGGED_FUZZ_SECONDS.
+    configure fuzz
+    cmake --build --preset fuzz -j "$jobs"
+    ctest --preset fuzz -j "$jobs" "$@"
+    ;;
   *)
     echo "usage: scripts/dev.sh bench [args] | test [ctest args] | release [ctest args] | sanitize [ctest args]" \
-         "| mpich [ctest args] | package [ctest args]" >&2
+         "| mpich [ctest args] | package [ctest args] | fuzz [ctest args]" >&2
     exit 2
     ;;
 esac
