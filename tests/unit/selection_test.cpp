@@ -244,6 +244,9 @@ TEST(TuningRules, MalformedFilesNameTheFileTheLineAndTheField) {
   // (found by tests/fuzz/tuning_fuzz.cpp; regressions/tuning/number-overflow-out-of-range-406).
   expect_config_error("{\n  \"allreduce\": [\n    {\"bytes\": [1, 1E999],\n     \"algorithm\": \"ring\"}]}", 3,
                       "(syntax)");
+  // An empty key is named "" (found by the tuning fuzzer; regressions/tuning/empty-collective-name).
+  expect_config_error("{\n  \"\": [\n    {\"algorithm\": \"ring\"}\n  ]\n}", 2, "\"\"");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\", \"\": 1}\n  ]\n}", 3, "\"\"");
 }
 
 TEST(TuningRules, TheFileNamedByTheEnvironmentSelects) {

@@ -65,6 +65,9 @@ std::pair<std::size_t, std::size_t> range_of(const Json& value, const std::strin
   return {lo, hi};
 }
 
+/// A JSON key as ConfigError's field: the empty key shows as "" (a message "field ''" names nothing).
+std::string field_name(const std::string& key) { return key.empty() ? "\"\"" : key; }
+
 }  // namespace
 
 std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::string& file) {
@@ -110,13 +113,13 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
     try {
       collective = parse_collective(name);
     } catch (const InvalidArgument&) {
-      throw ConfigError(file, cline, name,
+      throw ConfigError(file, cline, field_name(name),
                         "is not a collective (allgather, allreduce, bcast, reduce, gather, scatter, "
                         "gatherv, scatterv, alltoall, alltoallv)");
     }
-    if (!list.is_array()) throw ConfigError(file, cline, name, "must be an array of rules");
+    if (!list.is_array()) throw ConfigError(file, cline, field_name(name), "must be an array of rules");
     for (const Json& rule : list) {
-      if (!rule.is_object()) throw ConfigError(file, cline, name, "every rule must be an object");
+      if (!rule.is_object()) throw ConfigError(file, cline, field_name(name), "every rule must be an object");
       const std::map<std::string, int> keys =
           index < key_lines.size() ? key_lines[index] : std::map<std::string, int>{};
       const int rline = index < rule_lines.size() ? rule_lines[index] : cline;
@@ -150,7 +153,7 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
                               "no " + name + " algorithm named '" + r.algorithm + "' (known: " + known + ", auto)");
           }
         } else {
-          throw ConfigError(file, line_of(key), key, "unknown field (known: procs, bytes, algorithm)");
+          throw ConfigError(file, line_of(key), field_name(key), "unknown field (known: procs, bytes, algorithm)");
         }
       }
       if (r.algorithm.empty()) throw ConfigError(file, rline, "algorithm", "every rule needs one");
