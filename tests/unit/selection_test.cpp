@@ -247,6 +247,8 @@ TEST(TuningRules, MalformedFilesNameTheFileTheLineAndTheField) {
   // An empty key is named "" (found by the tuning fuzzer; regressions/tuning/empty-collective-name).
   expect_config_error("{\n  \"\": [\n    {\"algorithm\": \"ring\"}\n  ]\n}", 2, "\"\"");
   expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\", \"\": 1}\n  ]\n}", 3, "\"\"");
+  // A key with a NUL is escaped, so the message is not cut at it (regressions/tuning/nul-in-key).
+  expect_config_error("{\"allreduce\": [{\"a\\u0000b\": 1}]}", 1, "\"a\\u0000b\"");
 }
 
 TEST(TuningRules, TheFileNamedByTheEnvironmentSelects) {

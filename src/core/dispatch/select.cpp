@@ -65,8 +65,15 @@ std::pair<std::size_t, std::size_t> range_of(const Json& value, const std::strin
   return {lo, hi};
 }
 
-/// A JSON key as ConfigError's field: the empty key shows as "" (a message "field ''" names nothing).
-std::string field_name(const std::string& key) { return key.empty() ? "\"\"" : key; }
+/// A JSON key as ConfigError's field: as it stands, unless it is empty (a message "field ''" names
+/// nothing) or holds control characters (a "\u0000" would cut the message short): then quoted
+/// and escaped as JSON ("", "a\u0000b").
+std::string field_name(const std::string& key) {
+  const bool plain = !key.empty() && std::none_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  return plain ? key : Json(key).dump();
+}
 
 }  // namespace
 
