@@ -5,9 +5,10 @@
 #   scripts/dev.sh test                             every test (ctest), release build in build/
 #   scripts/dev.sh release                          the Release (-O3) build with warnings as errors, and its unit tests
 #   scripts/dev.sh sanitize                         unit, conformance, the sim tiers and the mpi tier under ASan+UBSan
-#   scripts/dev.sh tsan                             conformance, the threaded sim tiers and the mpi tier under ThreadSanitizer
+#   scripts/dev.sh tsan                             conformance, the threaded sim tiers and the mpi tier under ThreadSanitizer (no bench)
 #   scripts/dev.sh mpich                            the mpi tiers (conformance.mpi, mpi.*, mpi.pmpi.*) and install.* against MPICH, in build-mpich
 #   scripts/dev.sh package                          the Debian packages (build-package/packages/*.deb) and their test
+#   scripts/dev.sh fuzz                             the libFuzzer targets (clang), each replaying its corpus and fuzzing briefly, in build-fuzz
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,9 +60,15 @@ case "$cmd" in
     cmake --build --preset package -j "$jobs"
     ctest --preset package "$@"
     ;;
+  fuzz)
+    # docs/fuzzing.md: every fuzzer replays its seeds and regressions, then fuzzes RAGGED_FUZZ_SECONDS.
+    configure fuzz
+    cmake --build --preset fuzz -j "$jobs"
+    ctest --preset fuzz -j "$jobs" "$@"
+    ;;
   *)
     echo "usage: scripts/dev.sh bench [args] | test [ctest args] | release [ctest args] | sanitize [ctest args]" \
-         "| tsan [ctest args] | mpich [ctest args] | package [ctest args]" >&2
+         "| tsan [ctest args] | mpich [ctest args] | package [ctest args] | fuzz [ctest args]" >&2
     exit 2
     ;;
 esac

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev                                    # tests
   libcli11-dev nlohmann-json3-dev                 # ragged-bench
   clang-format                                    # formatting check
+  clang libclang-rt-14-dev                        # the fuzzers (preset fuzz): clang 14 and its libFuzzer runtime
   iproute2 iptables libnetfilter-queue-dev        # tools/testbed (namespaces, delay line)
   gnuplot-nox                                     # figures of the benchmarks
   python3                                         # checkers of the PMPI report tests

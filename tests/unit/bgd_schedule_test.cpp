@@ -146,6 +146,23 @@ TEST(BgdSchedule, BalancedOrUnknownTauGivesExactlyTheRing) {
   }
 }
 
+// A spread that overflows over a tiny tau (found by tests/fuzz/bgd_fuzz.cpp): (a - t0) / tau is
+// infinite, and the slot of the late ranks used to be NaN converted to an integer (undefined;
+// the asan preset's UBSan reports it). They are simply very late.
+TEST(BgdSchedule, OverflowingSpreadOverATinyTau) {
+  const std::vector<double> arrivals{-1e300, 1e300, 0.0, 1e300};
+  const double tau = 1e-300;
+  const Schedule s = make_schedule(arrivals, tau);
+  ASSERT_FALSE(s.ring);
+  EXPECT_EQ(s.own_slot[0], 0);
+  EXPECT_GT(s.own_slot[2], 0);
+  EXPECT_EQ(s.own_slot[1], s.own_slot[2]);  // all beyond the cap
+  EXPECT_EQ(s.own_slot[1], s.own_slot[3]);
+  std::size_t transfers = 0;
+  for (const auto& step : s.steps) transfers += step.size();
+  EXPECT_EQ(transfers, 12u) << "every segment still reaches every other rank once";
+}
+
 TEST(BgdSchedule, ThrowsOnNonFiniteArrivals) {
   EXPECT_THROW(make_schedule(std::vector<double>{0.0, NAN}, 1.0), InvalidArgument);
 }

@@ -240,6 +240,15 @@ TEST(TuningRules, MalformedFilesNameTheFileTheLineAndTheField) {
   expect_config_error("{\n  \"allreduce\": [\n    {\"procs\": [1, 2]}\n  ]\n}", 3, "algorithm");
   expect_config_error("{\n\n  \"allreduse\": []\n}", 3, "allreduse");
   expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\",}\n  ]\n}", 3, "(syntax)");
+  // A number too large for a double: the JSON parser throws out_of_range, not parse_error
+  // (found by tests/fuzz/tuning_fuzz.cpp; regressions/tuning/number-overflow-out-of-range-406).
+  expect_config_error("{\n  \"allreduce\": [\n    {\"bytes\": [1, 1E999],\n     \"algorithm\": \"ring\"}]}", 3,
+                      "(syntax)");
+  // An empty key is named "" (found by the tuning fuzzer; regressions/tuning/empty-collective-name).
+  expect_config_error("{\n  \"\": [\n    {\"algorithm\": \"ring\"}\n  ]\n}", 2, "\"\"");
+  expect_config_error("{\n  \"allreduce\": [\n    {\"algorithm\": \"ring\", \"\": 1}\n  ]\n}", 3, "\"\"");
+  // A key with a NUL is escaped, so the message is not cut at it (regressions/tuning/nul-in-key).
+  expect_config_error("{\"allreduce\": [{\"a\\u0000b\": 1}]}", 1, "\"a\\u0000b\"");
 }
 
 TEST(TuningRules, TheFileNamedByTheEnvironmentSelects) {

@@ -21,12 +21,13 @@ namespace ragged {
 
 void alltoall_bruck(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const auto [comm, p, me, tag, b, in, out] = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
-  const auto at = [b](int slot) { return b * static_cast<std::size_t>(slot); };
+  // Init-captures: clang before 16 cannot capture a structured binding (the fuzz preset's clang 14).
+  const auto at = [block = b](int slot) { return block * static_cast<std::size_t>(slot); };
 
   // The blocks moved in round d: slots i with bit d set.
-  const auto moved_in = [p](int d) {
+  const auto moved_in = [procs = p](int d) {
     int moved = 0;
-    for (int i = 1; i < p; ++i) moved += (i & d) != 0 ? 1 : 0;
+    for (int i = 1; i < procs; ++i) moved += (i & d) != 0 ? 1 : 0;
     return moved;
   };
   int most = 0;

@@ -40,7 +40,16 @@ using plans::lg::Block;
 void alltoall_lg(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const ClusterLayout& layout = internal::require_two_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
-  const auto [comm, p, me, tag, b, in, out] = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
+  // Named locals rather than a structured binding: the lambdas below capture them, which clang
+  // before 16 does not allow for structured bindings (the fuzz preset builds with clang 14).
+  const internal::AlltoallView view = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
+  Comm& comm = view.comm;
+  const int p = view.p;
+  const int me = view.me;
+  const int tag = view.tag;
+  const std::size_t b = view.b;
+  const std::byte* const in = view.in;
+  std::byte* const out = view.out;
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
 
   const int my_id = ids.id(me);

@@ -14,7 +14,8 @@ namespace ragged {
 
 void alltoall_pairwise(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const auto [comm, p, me, tag, b, in, out] = internal::alltoall_view(ctx, sendbuf, recvbuf, count, type);
-  const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
+  // An init-capture: clang before 16 cannot capture a structured binding (the fuzz preset's clang 14).
+  const auto at = [block = b](int rank) { return block * static_cast<std::size_t>(rank); };
 
   for (int k = 1; k < p; ++k) {
     const int to = (me + k) % p;

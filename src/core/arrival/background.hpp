@@ -153,7 +153,7 @@ class BackgroundSlot {
   enum class State { idle, running, done, cancelled, skipped };
   void cancel_running(std::unique_lock<Mutex>& lock);
 
-  Runtime& runtime_;
+  [[maybe_unused]] Runtime& runtime_;  // nothing reads it yet (clang: -Wunused-private-field)
   PlanKey agreed_;
   std::unique_ptr<Mutex> mutex_;
   std::unique_ptr<ConditionVariable> changed_;

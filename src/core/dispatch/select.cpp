@@ -65,6 +65,16 @@ std::pair<std::size_t, std::size_t> range_of(const Json& value, const std::strin
   return {lo, hi};
 }
 
+/// A JSON key as ConfigError's field: as it stands, unless it is empty (a message "field ''" names
+/// nothing) or holds control characters (a "\u0000" would cut the message short): then quoted
+/// and escaped as JSON ("", "a\u0000b").
+std::string field_name(const std::string& key) {
+  const bool plain = !key.empty() && std::none_of(key.begin(), key.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  return plain ? key : Json(key).dump();
+}
+
 }  // namespace
 
 std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::string& file) {
@@ -95,6 +105,11 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
     const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
     const int error_line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
     throw ConfigError(file, error_line, "(syntax)", e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // Anything else the parser throws, e.g. out_of_range 406 for a number too large for a double
+    // (1e999): the line the parser had reached.
+    throw ConfigError(file, std::min(line, 1 + static_cast<int>(std::count(text.begin(), text.end(), '\n'))),
+                      "(syntax)", e.what());
   }
   if (!doc.is_object()) throw ConfigError(file, 1, "(top level)", "must be an object of collective names");
   std::vector<TuningRule> rules;
@@ -105,13 +120,13 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
     try {
       collective = parse_collective(name);
     } catch (const InvalidArgument&) {
-      throw ConfigError(file, cline, name,
+      throw ConfigError(file, cline, field_name(name),
                         "is not a collective (allgather, allreduce, bcast, reduce, gather, scatter, "
                         "gatherv, scatterv, alltoall, alltoallv)");
     }
-    if (!list.is_array()) throw ConfigError(file, cline, name, "must be an array of rules");
+    if (!list.is_array()) throw ConfigError(file, cline, field_name(name), "must be an array of rules");
     for (const Json& rule : list) {
-      if (!rule.is_object()) throw ConfigError(file, cline, name, "every rule must be an object");
+      if (!rule.is_object()) throw ConfigError(file, cline, field_name(name), "every rule must be an object");
       const std::map<std::string, int> keys =
           index < key_lines.size() ? key_lines[index] : std::map<std::string, int>{};
       const int rline = index < rule_lines.size() ? rule_lines[index] : cline;
@@ -145,7 +160,7 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
                               "no " + name + " algorithm named '" + r.algorithm + "' (known: " + known + ", auto)");
           }
         } else {
-          throw ConfigError(file, line_of(key), key, "unknown field (known: procs, bytes, algorithm)");
+          throw ConfigError(file, line_of(key), field_name(key), "unknown field (known: procs, bytes, algorithm)");
         }
       }
       if (r.algorithm.empty()) throw ConfigError(file, rline, "algorithm", "every rule needs one");

@@ -75,7 +75,9 @@ Schedule make_schedule(std::span<const double> arrivals, double tau) {
   for (std::size_t r = 0; r < p; ++r) {
     const double x = (arrivals[r] - t0) / tau;
     const double k = std::ceil(x - 1e-9 * std::max(1.0, x));
-    schedule.own_slot[r] = k >= static_cast<double>(slot_cap) ? slot_cap : static_cast<std::int64_t>(k);
+    // x is infinite when the spread overflows over a tiny tau, and inf - inf leaves k NaN: both
+    // are "very late" (converting NaN to an integer would be undefined).
+    schedule.own_slot[r] = !(k < static_cast<double>(slot_cap)) ? slot_cap : static_cast<std::int64_t>(k);
   }
 
   // Ranks in the order their own segments appear.
