@@ -37,17 +37,6 @@ using namespace ragged;
 constexpr double call_timeout = 0.3;  // seconds; every call here takes far less when all come
 constexpr double late_by = 0.5;       // how late a loaded 2-core machine (or ThreadSanitizer) may throw
 
-bool verdict(mpitest::Tally& tally, const std::string& what, bool ok) {
-  const bool all = mpitest::all_agree(ok, what);
-  if (all) {
-    ++tally.passed;
-  } else {
-    ++tally.failed;
-    if (mpitest::world_rank() == 0) mpitest::say("FAILED: " + what);
-  }
-  return all;
-}
-
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
 /// Every communicator of a case, kept until MPI_Finalize (see the top of this file).
@@ -95,7 +84,7 @@ void absent_rank(mpitest::Tally& tally) {
             }
           }
         }
-        verdict(tally, what, ok);
+        mpitest::tally_step(tally, what, ok);
       }
     }
   }
@@ -162,7 +151,7 @@ void monitor_never_arrives(mpitest::Tally& tally) {
       ok = false;
     }
   }
-  verdict(tally, "monitor: a rank that never arrives", ok);
+  mpitest::tally_step(tally, "monitor: a rank that never arrives", ok);
 }
 
 void agent_error(mpitest::Tally& tally) {
@@ -198,7 +187,7 @@ void agent_error(mpitest::Tally& tally) {
       ok = false;
     }
   }
-  verdict(tally, "an MPI error inside the agent", ok);
+  mpitest::tally_step(tally, "an MPI error inside the agent", ok);
 }
 
 }  // namespace

@@ -87,4 +87,17 @@ struct Tally {
   long skipped = 0;
 };
 
+/// Counts a step every rank judged `ok` on its own: passed when all agree (all_agree, with
+/// `deadline_s`); rank 0 names a failed step. Returns whether it passed.
+inline bool tally_step(Tally& tally, const std::string& what, bool ok, double deadline_s = 90.0) {
+  const bool all = all_agree(ok, what, deadline_s);
+  if (all) {
+    ++tally.passed;
+  } else {
+    ++tally.failed;
+    if (world_rank() == 0) say("FAILED: " + what);
+  }
+  return all;
+}
+
 }  // namespace ragged::mpitest

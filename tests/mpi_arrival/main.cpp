@@ -86,14 +86,7 @@ bool check(mpitest::Tally& tally, const std::string& what, F&& step) {
   } catch (const std::exception& e) {
     mpitest::say(what + ": " + e.what());
   }
-  const bool all = mpitest::all_agree(ok, what);
-  if (all) {
-    ++tally.passed;
-  } else {
-    ++tally.failed;
-    if (mpitest::world_rank() == 0) mpitest::say("FAILED: " + what);
-  }
-  return all;
+  return mpitest::tally_step(tally, what, ok);
 }
 
 void hand_built_snapshots(Comm& comm, mpitest::Tally& tally) {

@@ -181,12 +181,7 @@ int main(int argc, char** argv) {
                     s.rss_warm, warm_up, s.rss_end, 100 * growth, s.before.requests, s.after.requests, s.before.windows,
                     s.after.windows);
       if (!ok || mpitest::world_rank() == 0) mpitest::say(line);
-      if (mpitest::all_agree(ok, a->name, 600.0)) {
-        ++tally.passed;
-      } else {
-        ++tally.failed;
-        if (mpitest::world_rank() == 0) mpitest::say(std::string("FAILED: ") + a->name);
-      }
+      mpitest::tally_step(tally, a->name, ok, 600.0);
     }
     if (mpitest::world_rank() == 0) {
       std::printf("soak on %d ranks: %ld passed, %ld failed\n", mpitest::world_size(), tally.passed, tally.failed);
