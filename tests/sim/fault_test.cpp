@@ -38,6 +38,14 @@ sim::Config gbe(int procs) {
   return c;
 }
 
+/// The platform's link (no start-up measurement) and the calls' timeout.
+MonitorOptions fault_monitor_options() {
+  MonitorOptions mo;
+  mo.link = platform_link;
+  mo.timeout = call_timeout;
+  return mo;
+}
+
 struct Seen {
   test::Outcome outcome = test::Outcome::completed;
   double after = 0;  ///< seconds from the call to its return or throw
@@ -96,10 +104,7 @@ TEST(Faults, MonitorRankThatNeverArrivesTimesOutAndEveryAgentStops) {
   std::vector<double> arrive_after(procs, -1), finalize_after(procs, -1);
   sim::run(gbe(procs), [&](Comm& comm) {
     const auto me = static_cast<std::size_t>(comm.rank());
-    MonitorOptions mo;
-    mo.link = platform_link;
-    mo.timeout = call_timeout;
-    Monitor monitor(comm, mo);
+    Monitor monitor(comm, fault_monitor_options());
     std::vector<int> in(8, comm.rank()), out(8 * procs);
     for (int epoch = 0; epoch < 3; ++epoch) {  // in step
       monitor.processing_start();
@@ -151,10 +156,7 @@ TEST(Faults, AnErrorInTheAgentReachesTheCallerAsTransportError) {
   std::vector<std::string> arrive(procs), finalize(procs);
   sim::run(gbe(procs), [&](Comm& comm) {
     const auto me = static_cast<std::size_t>(comm.rank());
-    MonitorOptions mo;
-    mo.link = platform_link;
-    mo.timeout = call_timeout;
-    Monitor monitor(comm, mo);
+    Monitor monitor(comm, fault_monitor_options());
     if (comm.rank() == 0) {  // a stray message on the agents' tag, longer than their records
       std::vector<char> junk(1024, 'x');
       comm.send(victim, internal::tag_agent, junk.data(), junk.size(), call_timeout);
