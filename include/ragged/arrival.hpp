@@ -69,7 +69,7 @@ class ArrivalSnapshot {
   /// Used by the agent: the same, plus when the last record was published (plus one latency)
   /// and the background work it prepared for this epoch.
   ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, std::uint64_t epoch, std::vector<ArrivalSource> sources,
-                  double known_at, std::shared_ptr<internal::BackgroundSlot> background);
+                  double known_at, std::shared_ptr<internal::BackgroundSlot> background, bool regular_fallback = true);
 
   /// Every rank arriving at time 0.
   static std::shared_ptr<const ArrivalSnapshot> flat(int procs, LinkModel link = {});
@@ -92,6 +92,10 @@ class ArrivalSnapshot {
   /// with arrivals before known_at() counted as known_at(). False when the link model is
   /// unknown. BDR and BGD then run as the ring, BSLB runs the ring and BSLS skips its background.
   [[nodiscard]] bool balanced(std::size_t block_bytes) const;
+  /// Whether the arrival-aware algorithms fall back to a regular one on a balanced pattern
+  /// (MonitorOptions::balanced_fallback). When false, balanced() is false and BGD runs its own
+  /// (ring) program instead of NEX.
+  [[nodiscard]] bool regular_fallback() const { return regular_fallback_; }
   /// Internal: background work of the agent (null for snapshots built by hand).
   [[nodiscard]] const std::shared_ptr<internal::BackgroundSlot>& background() const { return background_; }
 
@@ -102,6 +106,7 @@ class ArrivalSnapshot {
   std::uint64_t epoch_ = 0;
   double known_at_ = 0;
   std::shared_ptr<internal::BackgroundSlot> background_;
+  bool regular_fallback_ = true;
 };
 
 // ------------------------------------------------------------------ estimators
@@ -166,6 +171,10 @@ struct MonitorOptions {
   /// the process arriving now; NaN counts as now); records of other ranks with non-finite times
   /// are taken as arriving when published. Seconds.
   double horizon_s = 3600;
+  /// On a balanced pattern (omega < tau) the arrival-aware algorithms run a regular fallback
+  /// (BGD and BSLB: NEX; BSLS serves in the foreground). False makes them run their own
+  /// schedules whatever the pattern: the benchmark's flat run of an algorithm, for its absorption.
+  bool balanced_fallback = true;
 };
 
 /// Per-process monitor of the computation phase, with its background agent. Every rank of

@@ -1,5 +1,6 @@
 #include "harness.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "ragged/error.hpp"
@@ -96,6 +97,36 @@ double message_gap(const BackendOptions& options) {
 std::string platform_label(const BackendOptions& options) {
   if (options.backend == "mpi") return "mpi";
   return std::filesystem::path(options.platform).stem().string();
+}
+
+LinkModel bound_link(Comm& comm, int tag, const LinkModel& single, std::size_t probe_bytes) {
+  const int p = comm.size();
+  LinkModel link = single;
+  if (p < 2 || probe_bytes == 0) return link;
+  const auto others = static_cast<std::size_t>(p - 1);
+  std::vector<std::byte> buffer(comm.rank() == 0 ? others * probe_bytes : probe_bytes);
+  Runtime& rt = comm.runtime();
+  for (int round = 0; round < 4; ++round) {
+    const bool incast = round % 2 == 0;
+    barrier(comm);
+    const double t0 = rt.now();
+    std::vector<Request> requests;
+    if (comm.rank() == 0) {
+      for (int j = 1; j < p; ++j) {
+        std::byte* at = buffer.data() + static_cast<std::size_t>(j - 1) * probe_bytes;
+        requests.push_back(incast ? comm.irecv(j, tag, at, probe_bytes) : comm.isend(j, tag, at, probe_bytes));
+      }
+    } else {
+      requests.push_back(incast ? comm.isend(0, tag, buffer.data(), probe_bytes)
+                                : comm.irecv(0, tag, buffer.data(), probe_bytes));
+    }
+    comm.wait_all(requests);
+    if (comm.rank() == 0) {
+      const double beta = std::max(0.0, rt.now() - t0 - single.alpha) / static_cast<double>(others * probe_bytes);
+      link.beta = std::min(link.beta, beta);
+    }
+  }
+  return link;
 }
 
 void check_algorithms(const std::string& collective, const std::vector<std::string>& names,

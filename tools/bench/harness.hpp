@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/comm.hpp"
 
@@ -55,6 +56,13 @@ void run_ranks(const BackendOptions& options, const std::function<void(Comm&)>& 
 /// The per-message gap (seconds) a run with `options` gets: the override, or the platform's
 /// own on sim (see docs/backends/sim.md); 0 on mpi.
 double message_gap(const BackendOptions& options);
+
+/// The link model for the lower bounds (plans/lower_bound.hpp), collectively: `single`'s alpha,
+/// and the smallest beta among `single`'s, P - 1 ranks sending `probe_bytes` each to rank 0 at
+/// once, and rank 0 sending them to all at once (two rounds each). A single ping-pong can take
+/// a link below its capacity (a window-bound flow, a bandwidth factor), and a bound with that
+/// beta would not be one. Meaningful on rank 0.
+LinkModel bound_link(Comm& comm, int tag, const LinkModel& single, std::size_t probe_bytes = std::size_t{256} << 10);
 
 /// Human-readable platform label for reports ("cluster-1gbe-48" on sim, "mpi" on mpi).
 std::string platform_label(const BackendOptions& options);

@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "options.hpp"
+#include "plans/lower_bound.hpp"
+#include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -19,6 +21,8 @@ namespace {
 
 // Shipping every rank's measurements to rank 0, after all calls (outside the timed region).
 constexpr int tag_times = 30010;
+// The link model for the lower bound (measure_link's ping-pongs, before any call).
+constexpr int tag_link = 30011;
 
 std::int32_t value_of(int rank, std::size_t j) {
   return static_cast<std::int32_t>((static_cast<std::uint64_t>(rank) * 131 + j * 7 + 1) % 65521);
@@ -146,6 +150,7 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
   std::vector<std::vector<double>> slowest(jobs.size());
   std::vector<std::pair<std::int64_t, int>> sizes(jobs.size());  // total elements, largest block
   int procs = 0;
+  LinkModel link;
   BackendOptions run = b;
   run.message_gap_s = o.message_gap_s;
   const double gap = message_gap(run);
@@ -160,6 +165,8 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
     const GatherFn gather = Registry::instance().gather(regular);
     const ScatterFn scatter = Registry::instance().scatter(regular);
     const AllreduceFn allreduce = Registry::instance().allreduce(allreduce_name);
+    const LinkModel measured = bound_link(comm, tag_link, measure_link(comm, tag_link));
+    if (me == 0) link = measured;
     for (std::size_t j = 0; j < jobs.size(); ++j) {
       const Job& job = jobs[j];
       const std::vector<int> counts = irregular_counts(job.problem, p, job.block, o.rho, o.seed);
@@ -287,7 +294,22 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
                      {"platform", platform_label(b)}};
   if (procs == 0) return report;  // not the printing process of an mpi job
   report.metadata.emplace_back("procs", std::to_string(procs));
-  report.metadata.emplace_back("root", std::to_string(o.root >= 0 ? o.root : procs / 2));
+  const int root = o.root >= 0 ? o.root : procs / 2;
+  report.metadata.emplace_back("root", std::to_string(root));
+  report.metadata.emplace_back("link_alpha_s", significant(link.alpha));
+  report.metadata.emplace_back("bound_beta_s_per_byte", significant(link.beta));
+  // The call's lower bound: every rank starts together (after a barrier), so the root's link,
+  // which carries every other block, binds (plans/lower_bound.hpp).
+  const auto bound_of = [&](const Job& job) {
+    const std::vector<int> counts = irregular_counts(job.problem, procs, job.block, o.rho, o.seed);
+    std::vector<double> bytes(counts.size());
+    for (std::size_t i = 0; i < counts.size(); ++i) bytes[i] = counts[i] * double{sizeof(std::int32_t)};
+    const std::vector<double> arrivals(counts.size(), 0.0);
+    const plans::bound::Link l{link.alpha, link.beta};
+    const std::vector<double> per_rank = job.collective == "gatherv" ? plans::bound::gatherv(arrivals, root, bytes, l)
+                                                                     : plans::bound::scatterv(arrivals, root, bytes, l);
+    return *std::max_element(per_rank.begin(), per_rank.end());
+  };
 
   const auto min_of = [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); };
   const auto mean_of = [](const std::vector<double>& v) {
@@ -328,7 +350,9 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
         .set("max_block", std::int64_t{sizes[j].second})
         .set("gl2" + unit, gl2 * scale)
         .set("gl2_ratio", mn / gl2)
-        .set("regular" + unit, reg * scale);
+        .set("regular" + unit, reg * scale)
+        .set("bound" + unit, bound_of(job) * scale)
+        .set("bound_ratio", bound_of(job) > 0 ? Value(mn / bound_of(job)) : Value(std::string()));
     std::string gl2_mark = "-";
     std::string gl1_mark = "-";
     if (job.name != "gl2") {

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "options.hpp"
+#include "plans/lower_bound.hpp"
 #include "plot.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
@@ -52,13 +53,16 @@ void validate(const PapOptions& o, const BackendOptions& b) {
 /// Listing 4's monitor calls around the emulated computation, for arrival-aware algorithms.
 class Phase {
  public:
-  Phase(Comm& comm, const std::string& algorithm, Collective collective, std::size_t count, const LinkModel& link) {
+  /// `own_schedule`: no regular fallback on balanced patterns (MonitorOptions::balanced_fallback).
+  Phase(Comm& comm, const std::string& algorithm, Collective collective, std::size_t count, const LinkModel& link,
+        bool own_schedule) {
     // `auto` gets the monitor too: its choice depends on the arrival snapshot. It announces no
     // plan; the agent learns the chosen algorithm from the previous call.
     const bool selector = algorithm == "auto";
     if (!selector && !Registry::instance().find(collective, algorithm).restrictions.needs_arrival) return;
     MonitorOptions mo;
     mo.link = link;
+    mo.balanced_fallback = !own_schedule;
     monitor_ = std::make_unique<Monitor>(comm, mo);                                                 // PAT_Init
     if (!selector) monitor_->use(PlannedCall{collective, algorithm, count, DataType::float32, 0});  // PAT_UseAlg
   }
@@ -164,14 +168,15 @@ class PapCall {
 // One algorithm's iterations on this rank; returns this rank's samples. `selected` gets the
 // algorithms that actually ran (itself, its fallback, or what `auto` chose), '+'-separated.
 // Per iteration: a double barrier, the emulated computation (a_i at its end), the collective
-// (f_i at its end), both from the end of the double barrier.
+// (f_i at its end), both from the end of the double barrier. `own_schedule`: an arrival-aware
+// algorithm runs its own schedule even on a balanced pattern (its flat run, for the absorption).
 std::vector<Sample> measure(Comm& comm, const PapOptions& o, const std::string& algorithm, int iterations,
-                            const LinkModel& link, std::string& selected) {
+                            const LinkModel& link, std::string& selected, bool own_schedule = false) {
   const int p = comm.size();
   const int me = comm.rank();
   Runtime& rt = comm.runtime();
   PapCall call(comm, o);
-  Phase phase(comm, algorithm, call.collective(), call.count(), link);
+  Phase phase(comm, algorithm, call.collective(), call.count(), link, own_schedule);
   double half = 0;
   TimedLoop<Sample> loop;
   loop.iterations = iterations;
@@ -243,9 +248,11 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
   PapResult result;
   run_ranks(b, [&](Comm& comm) {
     const LinkModel link = o.link ? *o.link : measure_link(comm, tag_link);
+    const LinkModel for_bound = o.link ? *o.link : bound_link(comm, tag_link, link);
     if (comm.rank() == 0) {
       result.procs = comm.size();
       result.link = link;
+      result.bound_link = for_bound;
     }
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
       const std::string& name = o.algorithms[a];
@@ -253,12 +260,16 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       raw[a].samples = collect_to_root(comm, tag_results, measure(comm, o, name, o.iterations, link, selected),
                                        static_cast<std::size_t>(o.iterations));
       if (comm.rank() == 0) raw[a].selected = selected;
+      // r' is the algorithm's own run with maxDelay 0: an arrival-aware algorithm (not `auto`)
+      // runs its own schedule there, not the regular fallback a balanced pattern gets (BSLB's
+      // would be NEX's). With maxDelay 0 the measured run is r' (A = omega, about 0).
+      const bool own = name != "auto" && Registry::instance().find(c, name).restrictions.needs_arrival;
       if (!flat_measured && flat_iterations > 0 && o.flat_run_time.count(name) == 0) {
         PapOptions flat = o;
         flat.max_delay_s = 0;
         std::string flat_selected;
         raw[a].flat =
-            collect_to_root(comm, tag_results, measure(comm, flat, name, flat_iterations, link, flat_selected),
+            collect_to_root(comm, tag_results, measure(comm, flat, name, flat_iterations, link, flat_selected, own),
                             static_cast<std::size_t>(flat_iterations));
       }
     }
@@ -268,10 +279,10 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
   const int procs = result.procs;
   const auto p = static_cast<std::size_t>(procs);
   const std::size_t count = c == Collective::allgather ? o.size / p * p : o.size;
-  // The data a process lacks when the last process arrives: its block (allgather), or the
-  // whole vector, every element of which depends on the last process's (allreduce).
-  const std::size_t lacking = c == Collective::allgather ? count / p * sizeof(float) : count * sizeof(float);
-  const double tau = result.link.tau(lacking);
+  // Per-rank bounds from what each rank's link must carry (plans/lower_bound.hpp): its block
+  // (allgather) or the whole vector (allreduce) per transfer.
+  const std::size_t block_bytes = c == Collective::allgather ? count / p * sizeof(float) : count * sizeof(float);
+  const plans::bound::Link link{result.bound_link.alpha, result.bound_link.beta};
   for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
     const auto& s = raw[a].samples;
     PapMeasurement m;
@@ -284,32 +295,21 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     double sum_sq = 0;
     double imbalance = 0;
     double bound = 0;
+    std::vector<double> arrivals(p);
     for (int it = 0; it < o.iterations; ++it) {
       const auto i = static_cast<std::size_t>(it);
-      double first = INFINITY;
-      double last = -INFINITY;
-      double second = -INFINITY;  // the latest arrival but one
-      for (const auto& rank : s) {
-        const double e = rank[i].exit - rank[i].arrival;
+      for (std::size_t r = 0; r < p; ++r) {
+        const double e = s[r][i].exit - s[r][i].arrival;
         sum += e;
         sum_sq += e * e;
-        first = std::min(first, rank[i].arrival);
-        if (rank[i].arrival > last) {
-          second = last;
-          last = rank[i].arrival;
-        } else {
-          second = std::max(second, rank[i].arrival);
-        }
+        arrivals[r] = s[r][i].arrival;
       }
-      imbalance += last - first;
-      bool last_seen = false;
-      for (const auto& rank : s) {
-        // The latest arrival among the others: `last`, except for (one of) the latest itself.
-        const bool is_last = !last_seen && rank[i].arrival == last;
-        last_seen = last_seen || is_last;
-        const double others_last = is_last ? second : last;
-        if (procs > 1) bound += std::max(0.0, others_last + tau - rank[i].arrival);
-      }
+      imbalance +=
+          *std::max_element(arrivals.begin(), arrivals.end()) - *std::min_element(arrivals.begin(), arrivals.end());
+      const std::vector<double> per_rank =
+          c == Collective::allgather ? plans::bound::allgather(arrivals, static_cast<double>(block_bytes), link)
+                                     : plans::bound::allreduce(arrivals, static_cast<double>(block_bytes), link);
+      for (double e : per_rank) bound += e;
     }
     const auto n = static_cast<double>(procs) * o.iterations;
     m.avg_elapsed = sum / n;
@@ -327,6 +327,17 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     if (m.flat_run) m.absorption = *m.flat_run - m.run_time + m.imbalance;
     result.rows.push_back(std::move(m));
   }
+  // The headline figure of every seed: the best regular algorithm's e-bar over each row's.
+  double best_regular = INFINITY;
+  for (const PapMeasurement& m : result.rows) {
+    if (!m.arrival_aware && m.avg_elapsed < best_regular) {
+      best_regular = m.avg_elapsed;
+      result.best_regular = m.algorithm;
+    }
+  }
+  for (PapMeasurement& m : result.rows) {
+    if (std::isfinite(best_regular) && m.avg_elapsed > 0) m.speedup = best_regular / m.avg_elapsed;
+  }
   return result;
 }
 
@@ -340,8 +351,10 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
                      {"seed", std::to_string(o.seed)},
                      {"backend", b.backend},
                      {"platform", platform_label(b)},
-                     {"link_alpha_s", std::to_string(result.link.alpha)},
-                     {"link_beta_s_per_byte", std::to_string(result.link.beta)}};
+                     {"link_alpha_s", significant(result.link.alpha)},
+                     {"link_beta_s_per_byte", significant(result.link.beta)},
+                     {"bound_beta_s_per_byte", significant(result.bound_link.beta)},
+                     {"speedup_over", result.best_regular}};
   for (const PapMeasurement& m : result.rows) {
     Row row;
     row.set("experiment", std::string("pap"))
@@ -361,7 +374,9 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
         .set("imbalance_s", m.imbalance)
         .set("flat_run_time_s", m.flat_run ? Value(*m.flat_run) : Value(std::string()))
         .set("absorption_s", m.absorption ? Value(*m.absorption) : Value(std::string()))
-        .set("lower_bound_s", m.lower_bound);
+        .set("lower_bound_s", m.lower_bound)
+        .set("bound_ratio", m.lower_bound > 0 ? Value(m.avg_elapsed / m.lower_bound) : Value(std::string()))
+        .set("speedup", m.speedup ? Value(*m.speedup) : Value(std::string()));
     report.rows.push_back(std::move(row));
   }
   return report;

@@ -40,7 +40,9 @@ struct PapOptions {
   /// -1: a quarter of `iterations` (at least 1); 0: no extra run (absorption left out). When
   /// maxDelay is 0 the measured run is the flat one and no extra run is made.
   int flat_iterations = -1;
-  /// r' of some algorithms measured elsewhere (the sweep's maxDelay-0 cell): no extra run for them.
+  /// r' of some algorithms measured elsewhere (the sweep's maxDelay-0 cell, for the regular
+  /// algorithms): no extra run for them. An arrival-aware algorithm's r' is its own schedule's
+  /// flat run (MonitorOptions::balanced_fallback = false), not its fallback's.
   std::map<std::string, double> flat_run_time;
   /// The link model (tau = alpha + beta bytes) for the monitors and the lower bound; when
   /// unset it is measured once at start-up (measure_link: 0 B and 1 MiB ping-pongs).
@@ -65,13 +67,19 @@ struct PapMeasurement {
   double imbalance = 0;              ///< omega = max a - min a (measured)
   std::optional<double> flat_run;    ///< r', the run time with maxDelay 0
   std::optional<double> absorption;  ///< A = r' - r + omega
-  double lower_bound = 0;            ///< mean over i of max(0, max_{j != i} a_j + tau(lacking) - a_i)
+  /// Mean over ranks and iterations of the per-rank bound on f_i - a_i from what each rank's
+  /// links must carry after the arrivals (plans/lower_bound.hpp).
+  double lower_bound = 0;
+  /// e-bar of the best regular algorithm of the same run over this row's (unset without one).
+  std::optional<double> speedup;
 };
 
 struct PapResult {
   std::vector<PapMeasurement> rows;
   LinkModel link;
+  LinkModel bound_link;  ///< the lower bound's (bound_link(): beta at most the link's capacity)
   int procs = 0;
+  std::string best_regular;  ///< the reference of `speedup` ("" when the run has no regular algorithm)
 };
 
 /// Runs the benchmark; the result is filled on the printing process (procs == 0 elsewhere).

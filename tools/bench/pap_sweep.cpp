@@ -377,7 +377,9 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
           cell.best_elapsed = INFINITY;
           cell.best_regular_elapsed = INFINITY;
           for (const PapMeasurement& m : result.rows) {
-            if (delay == 0) flat_run[m.algorithm] = m.run_time;
+            // A regular algorithm's maxDelay-0 run is its flat run r'; an arrival-aware one ran
+            // its regular fallback there, so its cells measure its own flat run (pap.cpp).
+            if (delay == 0 && !m.arrival_aware) flat_run[m.algorithm] = m.run_time;
             if (m.avg_elapsed < cell.best_elapsed) {
               cell.best_elapsed = m.avg_elapsed;
               cell.best = m.algorithm;

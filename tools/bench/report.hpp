@@ -33,6 +33,9 @@ struct Report {
 /// Writes `report` as "table", "csv" or "json"; throws InvalidArgument("--format") otherwise.
 void write_report(std::ostream& out, const Report& report, const std::string& format);
 
+/// `value` with six significant digits ("8.3682e-09", "0.0005"), for metadata.
+std::string significant(double value);
+
 /// Formats seconds for people: "12.3 ms", "4.56 s".
 std::string human_seconds(double seconds);
 

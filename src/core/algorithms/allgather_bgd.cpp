@@ -128,7 +128,7 @@ void allgather_bgd(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
 
   const ArrivalSnapshot* snapshot = ctx.arrival();
   const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
-  if (schedule.ring) {
+  if (schedule.ring && (snapshot == nullptr || snapshot->regular_fallback())) {
     // Balanced arrivals (or no estimates): nothing to disseminate early. Run the best regular
     // algorithm, NEX (which runs the ring for odd P, as Open MPI does); the agent's background
     // had no step before the first send, so it left nothing to claim.

@@ -354,7 +354,7 @@ class Agent final : public internal::BackgroundContext {
     // A part that is skipped on a balanced pattern (BSLB runs NEX, BSLS serves in the foreground).
     const internal::Background* part = internal::background_of(agreed.kind);
     if (part == nullptr) agreed = internal::PlanKey{};
-    if (part != nullptr && part->skip_when_balanced &&
+    if (part != nullptr && part->skip_when_balanced && st_->options.balanced_fallback &&
         internal::balanced_pattern(arrivals, last_published + st_->link.alpha, st_->link, agreed.block_bytes)) {
       agreed = internal::PlanKey{};
     }
@@ -370,8 +370,9 @@ class Agent final : public internal::BackgroundContext {
     slot->on_use = [weak](const internal::PlanKey& key) {
       if (auto s = weak.lock()) s->learned = key;
     };
-    auto snapshot = std::make_shared<const ArrivalSnapshot>(std::move(arrivals), st_->link, epoch, std::move(sources),
-                                                            last_published + st_->link.alpha, slot);
+    auto snapshot =
+        std::make_shared<const ArrivalSnapshot>(std::move(arrivals), st_->link, epoch, std::move(sources),
+                                                last_published + st_->link.alpha, slot, st_->options.balanced_fallback);
     {
       std::lock_guard<Mutex> lock(*st_->mutex);
       st_->ready[epoch] = snapshot;

@@ -32,13 +32,14 @@ ArrivalSnapshot::ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, s
 
 ArrivalSnapshot::ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, std::uint64_t epoch,
                                  std::vector<ArrivalSource> sources, double known_at,
-                                 std::shared_ptr<internal::BackgroundSlot> background)
+                                 std::shared_ptr<internal::BackgroundSlot> background, bool regular_fallback)
     : arrivals_(std::move(arrivals)),
       sources_(std::move(sources)),
       link_(link),
       epoch_(epoch),
       known_at_(known_at),
-      background_(std::move(background)) {
+      background_(std::move(background)),
+      regular_fallback_(regular_fallback) {
   if (arrivals_.empty()) throw InvalidArgument("arrivals", "a snapshot needs at least one rank");
   for (std::size_t i = 0; i < arrivals_.size(); ++i) {
     if (!std::isfinite(arrivals_[i])) {
@@ -56,7 +57,7 @@ ArrivalSnapshot::ArrivalSnapshot(std::vector<double> arrivals, LinkModel link, s
 }
 
 bool ArrivalSnapshot::balanced(std::size_t block_bytes) const {
-  return internal::balanced_pattern(arrivals_, known_at_, link_, block_bytes);
+  return regular_fallback_ && internal::balanced_pattern(arrivals_, known_at_, link_, block_bytes);
 }
 
 std::shared_ptr<const ArrivalSnapshot> ArrivalSnapshot::flat(int procs, LinkModel link) {

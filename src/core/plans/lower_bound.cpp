@@ -1,0 +1,170 @@
+// Lower bounds on each rank's elapsed time from what its links must carry (lower_bound.hpp).
+#include "plans/lower_bound.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace ragged::plans::bound {
+
+double link_finish(std::span<const Transfer> transfers, Link link) {
+  std::vector<Transfer> t;
+  t.reserve(transfers.size());
+  for (const Transfer& x : transfers) {
+    if (x.bytes > 0) t.push_back(x);
+  }
+  if (t.empty()) return -std::numeric_limits<double>::infinity();
+  // Latest release first: the suffix sums of formula (1) accumulate as t goes down.
+  std::sort(t.begin(), t.end(), [](const Transfer& a, const Transfer& b) { return a.release_s > b.release_s; });
+  double finish = -std::numeric_limits<double>::infinity();
+  double bytes = 0;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    bytes += t[k].bytes;
+    // Evaluate at each distinct release, once all transfers released then are counted.
+    if (k + 1 == t.size() || t[k + 1].release_s != t[k].release_s) {
+      finish = std::max(finish, t[k].release_s + link.alpha + link.beta * bytes);
+    }
+  }
+  return finish;
+}
+
+namespace {
+
+/// Rank i's bound: the later of its links' finishes, minus its arrival, at least 0.
+double elapsed(double arrival, double receive_finish, double send_finish) {
+  const double f = std::max(receive_finish, send_finish);
+  return std::isfinite(f) ? std::max(0.0, f - arrival) : 0.0;
+}
+
+/// The earliest arrival among the ranks other than i (infinity for P = 1).
+double earliest_other(std::span<const double> a, std::size_t i) {
+  double e = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (j != i) e = std::min(e, a[j]);
+  }
+  return e;
+}
+
+/// The latest arrival among the ranks other than i (-infinity for P = 1).
+double latest_other(std::span<const double> a, std::size_t i) {
+  double l = -std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (j != i) l = std::max(l, a[j]);
+  }
+  return l;
+}
+
+}  // namespace
+
+std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link) {
+  assert(arrivals.size() == block_bytes.size());
+  const std::size_t p = arrivals.size();
+  std::vector<double> out(p, 0.0);
+  if (p < 2) return out;
+  std::vector<Transfer> in;
+  for (std::size_t i = 0; i < p; ++i) {
+    in.clear();
+    for (std::size_t j = 0; j < p; ++j) {
+      if (j != i) in.push_back({std::max(arrivals[i], arrivals[j]), block_bytes[j]});
+    }
+    const Transfer own{std::max(arrivals[i], earliest_other(arrivals, i)), block_bytes[i]};
+    out[i] = elapsed(arrivals[i], link_finish(in, link), link_finish({&own, 1}, link));
+  }
+  return out;
+}
+
+std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link) {
+  const std::vector<double> blocks(arrivals.size(), block_bytes);
+  return allgatherv(arrivals, blocks, link);
+}
+
+std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link) {
+  const std::size_t p = arrivals.size();
+  std::vector<double> out(p, 0.0);
+  if (p < 2) return out;
+  for (std::size_t i = 0; i < p; ++i) {
+    const Transfer in{std::max(arrivals[i], latest_other(arrivals, i)), bytes};
+    const Transfer own{std::max(arrivals[i], earliest_other(arrivals, i)), bytes};
+    out[i] = elapsed(arrivals[i], link_finish({&in, 1}, link), link_finish({&own, 1}, link));
+  }
+  return out;
+}
+
+std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
+                              Link link) {
+  const std::size_t p = arrivals.size();
+  assert(bytes.size() == p);
+  std::vector<double> out(p, 0.0);
+  std::vector<Transfer> in;
+  std::vector<Transfer> sent;
+  for (std::size_t i = 0; i < p; ++i) {
+    in.clear();
+    sent.clear();
+    // What i sends may go through any rank that has arrived (Bruck forwards), not only its
+    // destination: it can leave from the earliest other arrival on.
+    const double out_from = std::max(arrivals[i], earliest_other(arrivals, i));
+    for (std::size_t j = 0; j < p; ++j) {
+      if (j == i) continue;
+      in.push_back({std::max(arrivals[i], arrivals[j]), bytes[j][i]});
+      sent.push_back({out_from, bytes[i][j]});
+    }
+    out[i] = elapsed(arrivals[i], link_finish(in, link), link_finish(sent, link));
+  }
+  return out;
+}
+
+std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link) {
+  const std::size_t p = arrivals.size();
+  const std::vector<std::vector<double>> bytes(p, std::vector<double>(p, block_bytes));
+  return alltoallv(arrivals, bytes, link);
+}
+
+std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
+                            Link link) {
+  const std::size_t p = arrivals.size();
+  assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
+  const auto r = static_cast<std::size_t>(root);
+  std::vector<double> out(p, 0.0);
+  if (p < 2) return out;
+  std::vector<Transfer> at_root;
+  for (std::size_t j = 0; j < p; ++j) {
+    if (j == r) continue;
+    at_root.push_back({std::max(arrivals[j], arrivals[r]), block_bytes[j]});
+    // Rank j's block may leave through any rank that has arrived (a binomial tree's inner ranks).
+    const Transfer own{std::max(arrivals[j], earliest_other(arrivals, j)), block_bytes[j]};
+    out[j] = elapsed(arrivals[j], -std::numeric_limits<double>::infinity(), link_finish({&own, 1}, link));
+  }
+  out[r] = elapsed(arrivals[r], link_finish(at_root, link), -std::numeric_limits<double>::infinity());
+  return out;
+}
+
+std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
+                             Link link) {
+  const std::size_t p = arrivals.size();
+  assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
+  const auto r = static_cast<std::size_t>(root);
+  std::vector<double> out(p, 0.0);
+  if (p < 2) return out;
+  // The root's blocks may leave through any rank that has arrived; each reaches its rank from
+  // the later of the two arrivals on.
+  const double out_from = std::max(arrivals[r], earliest_other(arrivals, r));
+  std::vector<Transfer> from_root;
+  for (std::size_t j = 0; j < p; ++j) {
+    if (j == r) continue;
+    from_root.push_back({out_from, block_bytes[j]});
+    const Transfer in{std::max(arrivals[j], arrivals[r]), block_bytes[j]};
+    out[j] = elapsed(arrivals[j], link_finish({&in, 1}, link), -std::numeric_limits<double>::infinity());
+  }
+  out[r] = elapsed(arrivals[r], -std::numeric_limits<double>::infinity(), link_finish(from_root, link));
+  return out;
+}
+
+double mean(std::span<const double> bounds) {
+  if (bounds.empty()) return 0;
+  double s = 0;
+  for (double b : bounds) s += b;
+  return s / static_cast<double>(bounds.size());
+}
+
+}  // namespace ragged::plans::bound

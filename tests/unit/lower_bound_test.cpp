@@ -1,0 +1,143 @@
+// The per-rank lower bounds (plans/lower_bound.hpp): formula (1) against a brute-force search of
+// every schedule of whole messages on one link, and each collective's bound on cases worked by hand.
+#include "plans/lower_bound.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace bound = ragged::plans::bound;
+
+namespace {
+
+/// The best schedule of whole messages on one link: every order of the transfers, cut into
+/// consecutive messages in every way; a message starts once the link is free and its last
+/// transfer is released, and takes alpha + beta * its bytes.
+double brute_force(const std::vector<bound::Transfer>& t, bound::Link link) {
+  std::vector<std::size_t> order(t.size());
+  std::iota(order.begin(), order.end(), 0);
+  double best = std::numeric_limits<double>::infinity();
+  const std::size_t cuts = t.empty() ? 0 : t.size() - 1;
+  do {
+    for (unsigned mask = 0; mask < (1u << cuts); ++mask) {  // bit k: a message ends after order[k]
+      double free_at = -std::numeric_limits<double>::infinity();
+      double release = -std::numeric_limits<double>::infinity();
+      double bytes = 0;
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        release = std::max(release, t[order[k]].release_s);
+        bytes += t[order[k]].bytes;
+        if (k + 1 == order.size() || (mask >> k) & 1u) {
+          free_at = std::max(free_at, release) + link.alpha + link.beta * bytes;
+          release = -std::numeric_limits<double>::infinity();
+          bytes = 0;
+        }
+      }
+      best = std::min(best, free_at);
+    }
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+TEST(LowerBound, LinkFinishAgainstBruteForce) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> release(0, 10);
+  std::uniform_int_distribution<int> bytes(1, 5);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = 1 + trial % 5;
+    std::vector<bound::Transfer> t;
+    for (int k = 0; k < n; ++k) {
+      // Some releases shared, as when several ranks arrive together.
+      const double r = trial % 3 == 0 ? std::floor(release(rng) / 4) : release(rng);
+      t.push_back({r, static_cast<double>(bytes(rng))});
+    }
+    const bound::Link no_latency{0, 0.7};
+    // Without latency formula (1) is the optimum: send in release order.
+    EXPECT_NEAR(bound::link_finish(t, no_latency), brute_force(t, no_latency), 1e-9) << "trial " << trial;
+    // With it, a bound below the best schedule, by at most alpha per message but the first.
+    const bound::Link link{0.5 * (trial % 4), 0.7};
+    const double b = bound::link_finish(t, link);
+    const double opt = brute_force(t, link);
+    EXPECT_LE(b, opt + 1e-9) << "trial " << trial;
+    EXPECT_GE(b, opt - link.alpha * (n - 1) - 1e-9) << "trial " << trial;
+  }
+}
+
+TEST(LowerBound, LinkFinishIgnoresEmptyTransfers) {
+  const bound::Link link{1, 1};
+  EXPECT_EQ(bound::link_finish({}, link), -std::numeric_limits<double>::infinity());
+  const std::vector<bound::Transfer> empty{{5, 0}, {7, 0}};
+  EXPECT_EQ(bound::link_finish(empty, link), -std::numeric_limits<double>::infinity());
+  const std::vector<bound::Transfer> one{{5, 0}, {2, 3}};
+  EXPECT_DOUBLE_EQ(bound::link_finish(one, link), 2 + 1 + 3);
+}
+
+TEST(LowerBound, AllgatherBalancedIsTheReceivingLink) {
+  const bound::Link link{1, 0.5};
+  const std::vector<double> a(4, 2.0);
+  for (double e : bound::allgather(a, 10, link)) EXPECT_DOUBLE_EQ(e, 1 + 0.5 * 30);
+  EXPECT_DOUBLE_EQ(bound::allgather(std::vector<double>{3.0}, 10, link)[0], 0);
+}
+
+TEST(LowerBound, AllgatherOneLate) {
+  // Rank 2 arrives at 100: it must still receive 3 blocks after it arrives; the others need
+  // its block after 100, and had the rest before.
+  const bound::Link link{1, 1};
+  const std::vector<double> a{0, 0, 100, 0};
+  const std::vector<double> e = bound::allgather(a, 10, link);
+  EXPECT_DOUBLE_EQ(e[2], 1 + 30);
+  for (int i : {0, 1, 3}) EXPECT_DOUBLE_EQ(e[static_cast<std::size_t>(i)], 100 + 1 + 10);
+  EXPECT_DOUBLE_EQ(bound::mean(e), (31 + 3 * 111) / 4.0);
+}
+
+TEST(LowerBound, AllgatherSpreadArrivalsCountEveryBlockAfterTheArrival) {
+  // Rank 0 arrives first and receives the others' blocks as they come: the later ones queue.
+  const bound::Link link{0, 1};
+  const std::vector<double> a{0, 1, 2, 3};
+  const std::vector<double> e = bound::allgather(a, 5, link);
+  EXPECT_DOUBLE_EQ(e[0], 16);  // 15 bytes released from 1 on: 1 + 15
+  EXPECT_DOUBLE_EQ(e[3], 15);  // everything after its own arrival
+}
+
+TEST(LowerBound, AllreduceNeedsTheWholeVectorAfterTheLatestOther) {
+  const bound::Link link{1, 1};
+  const std::vector<double> a{0, 4, 0};
+  const std::vector<double> e = bound::allreduce(a, 8, link);
+  EXPECT_DOUBLE_EQ(e[0], 4 + 1 + 8);
+  EXPECT_DOUBLE_EQ(e[1], 1 + 8);
+  EXPECT_DOUBLE_EQ(e[2], 4 + 1 + 8);
+}
+
+TEST(LowerBound, AlltoallCountsTheSendingLink) {
+  // Rank 0 sends 3 x 20 bytes but receives 3 x 1: its sending link binds.
+  const bound::Link link{0, 1};
+  const std::vector<double> a(4, 0.0);
+  std::vector<std::vector<double>> bytes(4, std::vector<double>(4, 1));
+  for (int j = 1; j < 4; ++j) bytes[0][static_cast<std::size_t>(j)] = 20;
+  const std::vector<double> e = bound::alltoallv(a, bytes, link);
+  EXPECT_DOUBLE_EQ(e[0], 60);
+  EXPECT_DOUBLE_EQ(e[1], 20 + 1 + 1);
+  EXPECT_DOUBLE_EQ(bound::alltoall(a, 2, link)[3], 6);
+}
+
+TEST(LowerBound, GathervAndScattervLoadTheRoot) {
+  const bound::Link link{1, 1};
+  const std::vector<double> a{0, 0, 5};
+  const std::vector<double> blocks{4, 2, 3};
+  const std::vector<double> g = bound::gatherv(a, 1, blocks, link);
+  // The root receives 4 from 0 and 3 from 2 (released at 5): max(0 + 1 + 7, 5 + 1 + 3) = 9.
+  EXPECT_DOUBLE_EQ(g[1], 9);
+  EXPECT_DOUBLE_EQ(g[0], 1 + 4);
+  EXPECT_DOUBLE_EQ(g[2], 1 + 3);
+  // scatterv: the root sends all 7 bytes from 0 on (through rank 0 if it likes): 0 + 1 + 7.
+  EXPECT_EQ(bound::scatterv(a, 1, blocks, link), (std::vector<double>{5, 8, 4}));
+  // A non-root's block may leave through any rank that has arrived, before the root (at 3) does.
+  const std::vector<double> late_root{3, 0, 0};
+  EXPECT_DOUBLE_EQ(bound::gatherv(late_root, 0, blocks, link)[1], 1 + 2);
+}
+
+}  // namespace
