@@ -15,6 +15,7 @@
   X(pap)                         \
   X(irregular)                   \
   X(two_cluster)                 \
+  X(overhead)                    \
   X(list)
 
 namespace ragged::bench {
