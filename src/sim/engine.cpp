@@ -80,6 +80,7 @@ struct EngineState {
   std::vector<std::string> args;  // the simgrid_args the engine was created with
   double message_gap = 0;         // the platform's ragged/message_gap, in seconds
   std::string message_gap_error;  // why the platform's ragged/message_gap is unusable
+  detail::Protocol protocol;      // the other protocol properties (ragged/eager_limit, ...)
 };
 
 /// The zone property through which a platform declares LogGP's per-message gap.
@@ -152,12 +153,29 @@ EngineState& ensure_engine(const Config& config) {
               [](const sg4::Host* a, const sg4::Host* b) { return natural_less(a->get_name(), b->get_name()); });
     if (st.hosts.empty()) throw InvalidArgument("platform", "platform " + path + " has no host");
     // Read once; a malformed value fails this run and every later one.
-    if (const char* gap = st.engine->get_netzone_root()->get_property(message_gap_property); gap != nullptr) {
-      if (const std::optional<double> g = parse_duration(gap)) {
-        st.message_gap = *g;
+    sg4::NetZone* root = st.engine->get_netzone_root();
+    const auto duration = [&](const char* property, double& into) {
+      const char* text = root->get_property(property);
+      if (text == nullptr || !st.message_gap_error.empty()) return;
+      if (const std::optional<double> d = parse_duration(text)) {
+        into = *d;
       } else {
-        st.message_gap_error = path + ": " + message_gap_property + " is '" + gap +
+        st.message_gap_error = path + ": " + property + " is '" + text +
                                "', expected a duration >= 0 such as 0.5us (units s, ms, us, ns, ps)";
+      }
+    };
+    duration(message_gap_property, st.message_gap);
+    duration("ragged/rendezvous_delay", st.protocol.rendezvous_delay);
+    duration("ragged/connect_delay", st.protocol.connect_delay);
+    if (const char* limit = root->get_property("ragged/eager_limit");
+        limit != nullptr && st.message_gap_error.empty()) {
+      char* end = nullptr;
+      const unsigned long long v = std::strtoull(limit, &end, 10);
+      if (end == limit || *end != '\0' || limit[0] == '-') {
+        st.message_gap_error =
+            path + ": ragged/eager_limit is '" + std::string(limit) + "', expected bytes (an integer >= 0)";
+      } else {
+        st.protocol.eager_limit = static_cast<std::size_t>(v);
       }
     }
   }
@@ -248,7 +266,7 @@ void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
   rank_hosts.reserve(static_cast<std::size_t>(config.procs));
   for (int r = 0; r < config.procs; ++r) rank_hosts.push_back(st.hosts[static_cast<std::size_t>(r) % st.hosts.size()]);
   detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock(),
-                      config.message_gap.value_or(st.message_gap));
+                      config.message_gap.value_or(st.message_gap), st.protocol);
   detail::g_world = &world;
   struct Reset {
     ~Reset() { detail::g_world = nullptr; }

@@ -44,11 +44,12 @@ std::string describe_message(const Message& m) {
 
 double quantize(double seconds) { return std::nearbyint(seconds * 1e9) / 1e9; }
 
-World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap)
+World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap, Protocol protocol)
     : procs_(procs),
       rank_hosts_(std::move(rank_hosts)),
       start_clock_(start_clock),
       gap_(message_gap),
+      protocol_(protocol),
       next_send_(static_cast<std::size_t>(procs), 0.0),
       next_recv_(static_cast<std::size_t>(procs), 0.0),
       queues_(static_cast<std::size_t>(procs)),
@@ -340,6 +341,7 @@ bool recv_accepts(const Message& recv, const Message& send) {
 }  // namespace
 
 void World::post(const MessagePtr& message) {
+  if (message->kind == Message::Kind::send && message->bytes < protocol_.eager_limit) start_eager(message);
   if (message->kind == Message::Kind::send) {
     auto& q = queues_[static_cast<std::size_t>(message->peer)];
     for (auto it = q.posted_recvs.begin(); it != q.posted_recvs.end(); ++it) {
@@ -366,24 +368,66 @@ void World::post(const MessagePtr& message) {
 }
 
 void World::cancel(const MessagePtr& message) {
-  if (message->matched) return;
+  // An eager send is on its way (or there) once posted: like MPI's, it stays for its receive.
+  if (message->matched || message->eager) return;
   std::list<MessagePtr>& list = message->kind == Message::Kind::send
                                     ? queues_[static_cast<std::size_t>(message->peer)].unexpected_sends
                                     : queues_[static_cast<std::size_t>(message->owner)].posted_recvs;
   list.remove(message);
 }
 
+double World::connected(int a, int b, double start_at) {
+  if (protocol_.connect_delay <= 0 || a == b) return start_at;
+  if (!connected_.emplace(std::min(a, b), std::max(a, b)).second) return start_at;
+  return std::max(start_at, sg4::Engine::get_clock()) + protocol_.connect_delay;
+}
+
+void World::start_eager(const MessagePtr& send) {
+  send->eager = true;
+  if (send->bytes != 0) {
+    send->eager_copy.resize(send->bytes);
+    std::memcpy(send->eager_copy.data(), send->send_data, send->bytes);
+  }
+  const auto finish = [this, send] {
+    send->arrived = true;
+    send->complete = true;
+    wake_all(send->waiters);
+    if (MessagePtr recv = std::exchange(send->eager_match, nullptr)) {
+      recv->complete = true;
+      wake_all(recv->waiters);
+    }
+  };
+  transfer(send->owner, send->peer, send->bytes, connected(send->owner, send->peer, send->start_at), finish,
+           // The receiver's gap holds the receive back; the send is complete once its bytes arrived.
+           [this, send] {
+             send->complete = true;
+             wake_all(send->waiters);
+           });
+}
+
 void World::match(const MessagePtr& send, const MessagePtr& recv) {
   send->matched = true;
   recv->matched = true;
   const std::size_t n = std::min(send->bytes, recv->bytes);
-  if (n != 0) std::memcpy(recv->recv_data, send->send_data, n);
+  if (n != 0) std::memcpy(recv->recv_data, send->eager ? send->eager_copy.data() : send->send_data, n);
   recv->truncated = send->bytes > recv->bytes;
   recv->sent_bytes = send->bytes;
   recv->status = Status{send->owner, send->tag, n};
   send->status = Status{};
+  if (send->eager) {
+    // The bytes travel since the post: the receive completes with them (now, if they are there).
+    if (send->arrived) {
+      recv->complete = true;
+      wake_all(recv->waiters);
+    } else {
+      send->eager_match = recv;
+    }
+    return;
+  }
+  double start_at = send->start_at;
+  if (protocol_.eager_limit > 0) start_at = std::max(start_at, sg4::Engine::get_clock() + protocol_.rendezvous_delay);
   transfer(
-      send->owner, recv->owner, send->bytes, send->start_at,
+      send->owner, recv->owner, send->bytes, connected(send->owner, recv->owner, start_at),
       [this, send, recv] {
         send->complete = true;
         recv->complete = true;

@@ -11,6 +11,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <set>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <utility>
@@ -87,6 +88,11 @@ struct Message {
   double start_at = 0;         ///< a send's slot (absolute clock) under the sender's message gap
   Status status;
   WaitQueue waiters;
+  // Eager sends (Protocol::eager_limit): the bytes travel from the post on, into a copy.
+  bool eager = false;
+  bool arrived = false;                  ///< an eager send's bytes are at the receiver
+  std::vector<std::byte> eager_copy;     ///< what an eager send sent (its buffer is the caller's again)
+  std::shared_ptr<Message> eager_match;  ///< the receive an eager send matched before its bytes arrived
 };
 using MessagePtr = std::shared_ptr<Message>;
 
@@ -121,13 +127,29 @@ struct TransferWorker {
   std::function<void()> done;
 };
 
+/// The MPI library's protocol costs a platform may declare (zone properties, docs/backends/sim.md,
+/// "Protocol"): what a real MPI over TCP adds to the links' latency and bandwidth.
+/// (LogGP's per-message gap, ragged/message_gap, is the World's message_gap.)
+struct Protocol {
+  /// Sends below this many bytes are eager: their transfer starts when posted, whether or not
+  /// the receive is (ragged/eager_limit). 0: every transfer starts at its match, as before.
+  std::size_t eager_limit = 0;
+  /// With an eager limit, a transfer of at least eager_limit bytes starts this long after its
+  /// match: the rendezvous handshake (ragged/rendezvous_delay).
+  double rendezvous_delay = 0;
+  /// The first transfer between two ranks of a run starts this much later: the connection's
+  /// set-up (ragged/connect_delay).
+  double connect_delay = 0;
+};
+
 /// How a wait reacts when the run is being abandoned.
 enum class AbortMode { throw_aborted, keep_waiting };
 
 class World {
  public:
   /// `message_gap`: LogGP's per-message gap g in seconds (0: none), see transfer().
-  World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap = 0);
+  World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap = 0,
+        Protocol protocol = {});
   ~World();
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -196,6 +218,11 @@ class World {
 
  private:
   void match(const MessagePtr& send, const MessagePtr& recv);
+  /// Starts an eager send's transfer at its post (Protocol::eager_limit).
+  void start_eager(const MessagePtr& send);
+  /// The clock a transfer between `a` and `b` may start, no earlier than `start_at`: later by
+  /// the connect delay for the pair's first transfer.
+  double connected(int a, int b, double start_at);
   void park(ActorCtl& me, double deadline, AbortMode mode);
   void actor_exit(ActorCtl& me);
   void detect_deadlock(const ActorCtl* trigger);
@@ -212,8 +239,10 @@ class World {
   std::vector<sg4::Host*> rank_hosts_;
   double start_clock_;
   double gap_;
-  std::vector<double> next_send_;  // per rank: the earliest clock its next transfer may start
-  std::vector<double> next_recv_;  // per rank: the earliest clock its next arrival may be done
+  Protocol protocol_;
+  std::set<std::pair<int, int>> connected_;  // rank pairs (low, high) that have had a transfer
+  std::vector<double> next_send_;            // per rank: the earliest clock its next transfer may start
+  std::vector<double> next_recv_;            // per rank: the earliest clock its next arrival may be done
   std::vector<std::unique_ptr<SimComm>> comms_;
 
   std::map<aid_t, ActorCtl*> actors_;  // ordered by pid: creation order, deterministic
