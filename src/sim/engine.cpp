@@ -167,6 +167,19 @@ EngineState& ensure_engine(const Config& config) {
     duration(message_gap_property, st.message_gap);
     duration("ragged/rendezvous_delay", st.protocol.rendezvous_delay);
     duration("ragged/connect_delay", st.protocol.connect_delay);
+    const auto number = [&](const char* property, double& into) {
+      const char* text = root->get_property(property);
+      if (text == nullptr || !st.message_gap_error.empty()) return;
+      char* end = nullptr;
+      const double v = std::strtod(text, &end);
+      if (end == text || *end != '\0' || !std::isfinite(v) || v < 0) {
+        st.message_gap_error = path + ": " + property + " is '" + text + "', expected a number >= 0";
+      } else {
+        into = v;
+      }
+    };
+    number("ragged/rendezvous_round_trips", st.protocol.rendezvous_round_trips);
+    number("ragged/connect_round_trips", st.protocol.connect_round_trips);
     if (const char* limit = root->get_property("ragged/eager_limit");
         limit != nullptr && st.message_gap_error.empty()) {
       char* end = nullptr;

@@ -376,10 +376,22 @@ void World::cancel(const MessagePtr& message) {
   list.remove(message);
 }
 
+double World::round_trip(int a, int b) {
+  sg4::Host* from = host_of(a);
+  sg4::Host* to = host_of(b);
+  const auto key = std::make_pair(from, to);
+  if (auto it = round_trips_.find(key); it != round_trips_.end()) return it->second;
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  from->route_to(to, links, &latency);
+  return round_trips_[key] = 2 * latency;
+}
+
 double World::connected(int a, int b, double start_at) {
-  if (protocol_.connect_delay <= 0 || a == b) return start_at;
+  if ((protocol_.connect_delay <= 0 && protocol_.connect_round_trips <= 0) || a == b) return start_at;
   if (!connected_.emplace(std::min(a, b), std::max(a, b)).second) return start_at;
-  return std::max(start_at, sg4::Engine::get_clock()) + protocol_.connect_delay;
+  return std::max(start_at, sg4::Engine::get_clock()) + protocol_.connect_delay +
+         protocol_.connect_round_trips * round_trip(a, b);
 }
 
 void World::start_eager(const MessagePtr& send) {
@@ -425,7 +437,11 @@ void World::match(const MessagePtr& send, const MessagePtr& recv) {
     return;
   }
   double start_at = send->start_at;
-  if (protocol_.eager_limit > 0) start_at = std::max(start_at, sg4::Engine::get_clock() + protocol_.rendezvous_delay);
+  if (protocol_.eager_limit > 0) {
+    const double handshake =
+        protocol_.rendezvous_delay + protocol_.rendezvous_round_trips * round_trip(send->owner, recv->owner);
+    start_at = std::max(start_at, sg4::Engine::get_clock() + handshake);
+  }
   transfer(
       send->owner, recv->owner, send->bytes, connected(send->owner, recv->owner, start_at),
       [this, send, recv] {

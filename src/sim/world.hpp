@@ -135,10 +135,14 @@ struct Protocol {
   /// the receive is (ragged/eager_limit). 0: every transfer starts at its match, as before.
   std::size_t eager_limit = 0;
   /// With an eager limit, a transfer of at least eager_limit bytes starts this long after its
-  /// match: the rendezvous handshake (ragged/rendezvous_delay).
+  /// match: the rendezvous handshake, rendezvous_round_trips round trips of the route plus
+  /// rendezvous_delay (ragged/rendezvous_round_trips, ragged/rendezvous_delay).
+  double rendezvous_round_trips = 0;
   double rendezvous_delay = 0;
-  /// The first transfer between two ranks of a run starts this much later: the connection's
-  /// set-up (ragged/connect_delay).
+  /// The first transfer between two ranks of a run starts connect_round_trips round trips of
+  /// the route plus connect_delay later: the connection's set-up (ragged/connect_round_trips,
+  /// ragged/connect_delay).
+  double connect_round_trips = 0;
   double connect_delay = 0;
 };
 
@@ -223,6 +227,8 @@ class World {
   /// The clock a transfer between `a` and `b` may start, no earlier than `start_at`: later by
   /// the connect delay for the pair's first transfer.
   double connected(int a, int b, double start_at);
+  /// Twice the latency of the route between the hosts of ranks `a` and `b` (cached).
+  double round_trip(int a, int b);
   void park(ActorCtl& me, double deadline, AbortMode mode);
   void actor_exit(ActorCtl& me);
   void detect_deadlock(const ActorCtl* trigger);
@@ -241,8 +247,9 @@ class World {
   double gap_;
   Protocol protocol_;
   std::set<std::pair<int, int>> connected_;  // rank pairs (low, high) that have had a transfer
-  std::vector<double> next_send_;            // per rank: the earliest clock its next transfer may start
-  std::vector<double> next_recv_;            // per rank: the earliest clock its next arrival may be done
+  std::map<std::pair<sg4::Host*, sg4::Host*>, double> round_trips_;
+  std::vector<double> next_send_;  // per rank: the earliest clock its next transfer may start
+  std::vector<double> next_recv_;  // per rank: the earliest clock its next arrival may be done
   std::vector<std::unique_ptr<SimComm>> comms_;
 
   std::map<aid_t, ActorCtl*> actors_;  // ordered by pid: creation order, deterministic

@@ -1,9 +1,9 @@
 // The MPI protocol costs a simulated platform may declare (docs/backends/sim.md, "Protocol"):
 // below ragged/eager_limit a send's bytes travel from its post on, whether or not the receive
-// is there; from it on a transfer starts ragged/rendezvous_delay after its match; the first
-// transfer between two ranks starts ragged/connect_delay later. Exact times on a platform whose
-// every figure is distinct, exact data, MPI's non-overtaking order, and every registered
-// allgather and alltoall exact across the eager limit.
+// is there; from it on a transfer starts a handshake after its match; the first transfer
+// between two ranks starts a connection's set-up later (each a constant plus round trips of
+// the route). Exact times on a platform whose every figure is distinct, exact data, MPI's
+// non-overtaking order, and every registered allgather and alltoall exact across the limit.
 //
 // In the SimBackend suite so that the sanitizer tier runs these paths too. One process
 // simulates one platform (ctest runs each test alone); a test whose platform another test of
@@ -34,8 +34,8 @@ constexpr double tick = 2e-9;        // now() counts whole nanoseconds
 constexpr double latency = 10e-6;    // two host links of 5 us
 constexpr double per_byte = 1e-9;    // 1 GB/s
 constexpr std::size_t eager = 1000;  // ragged/eager_limit
-constexpr double rendezvous = 100e-6;
-constexpr double connect = 1e-3;
+constexpr double rendezvous = 100e-6 + 1 * 2 * latency;  // ragged/rendezvous_delay + one round trip
+constexpr double connect = 1e-3 + 1.5 * 2 * latency;    // ragged/connect_delay + 1.5 round trips
 
 struct PlatformFile {
   std::filesystem::path path;
@@ -60,7 +60,9 @@ std::string protocol_platform() {
   <zone id="protocol-test" routing="Full">
     <prop id="ragged/eager_limit" value="1000"/>
     <prop id="ragged/rendezvous_delay" value="100us"/>
+    <prop id="ragged/rendezvous_round_trips" value="1"/>
     <prop id="ragged/connect_delay" value="1ms"/>
+    <prop id="ragged/connect_round_trips" value="1.5"/>
     <cluster id="protocol-cluster" prefix="node-" suffix="" radical="0-15" speed="1Gf"
              bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us"/>
   </zone>
