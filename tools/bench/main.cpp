@@ -16,6 +16,7 @@
   X(irregular)                   \
   X(two_cluster)                 \
   X(overhead)                    \
+  X(calibrate)                   \
   X(list)
 
 namespace ragged::bench {
