@@ -2,9 +2,9 @@
 // sweep of P, counts {0, 1, P-1, P+1, 1031}, every datatype (the
 // largest count in int64 and byte only), in place and not;
 // the cluster-aware ones under several layouts (either cluster larger, split or
-// interleaved ranks; lg also with three and four clusters of uneven sizes).
-// Results are compared exactly with a formula; the bytes past the end of every
-// receive buffer must stay untouched.
+// interleaved ranks; lg also with three and four clusters of uneven sizes, and on
+// the three- and four-cluster platforms). Results are compared exactly with a
+// formula; the bytes past the end of every receive buffer must stay untouched.
 // The backbone messages are measured with CountingComm.
 #include "ragged/alltoall.hpp"
 
@@ -25,6 +25,7 @@
 #include "ragged/topology.hpp"
 #include "support/check.hpp"
 #include "support/patterns.hpp"
+#include "support/sim_platform.hpp"
 
 namespace ragged {
 namespace {
@@ -530,6 +531,45 @@ TEST(SimAlltoallv, LgBackboneMessagesWithThreeAndFourClusters) {
               lg_formula(sizes) - static_cast<std::uint64_t>(std::max(sizes[0], sizes[1])))
         << describe(*layout) << " with empty blocks";
   }
+}
+
+// ------------------------------------------------- the k-cluster platforms
+
+// On a shipped platform with all its hosts: the clusters come from the zones (as
+// ragged-bench finds them), every result is exact, and the backbone messages measured
+// on the platform are the formula's for alltoall and alltoallv lg, n_a n_b per ordered
+// pair for pairwise.
+void check_platform(const std::string& platform, const std::vector<int>& sizes) {
+  const int p = std::accumulate(sizes.begin(), sizes.end(), 0);
+  const sim::Placement placed = sim::placement(config(p, platform));
+  const auto layout = std::make_shared<ClusterLayout>(ClusterLayout::from_labels(placed.zone));
+  ASSERT_EQ(layout->sizes(), sizes) << platform;
+  EXPECT_EQ(layout->members(0).back(), sizes[0] - 1) << "hosts in cluster order";
+  CollectiveOptions options;
+  options.hints.set<ClusterLayout>(layout);
+  const AlltoallFn fn = Registry::instance().alltoall("lg");
+  const AlltoallvFn fnv = Registry::instance().alltoallv("lg");
+  EXPECT_NO_THROW(sim::run(config(p, platform), [&](Comm& comm) {
+    check_alltoall(comm, fn, options, "alltoall lg on " + platform);
+    check_alltoallv(comm, fnv, options, "alltoallv lg on " + platform);
+  }));
+  EXPECT_EQ(measured_backbone("lg", layout, 2, platform), lg_formula(sizes)) << platform;
+  EXPECT_EQ(measured_backbone("pairwise", layout, 2, platform), direct_formula(sizes)) << platform;
+  EXPECT_EQ(measured_backbone_v(layout, false, platform), lg_formula(sizes)) << platform;
+}
+
+TEST(SimAlltoall, LgOnTheThreeClusterPlatform) {
+  REQUIRE_PLATFORM("three-clusters-18-30-12");
+  check_platform("three-clusters-18-30-12", {18, 30, 12});
+  EXPECT_EQ(lg_formula({18, 30, 12}), 156U);
+  EXPECT_EQ(direct_formula({18, 30, 12}), 2232U);
+}
+
+TEST(SimAlltoall, LgOnTheFourClusterPlatform) {
+  REQUIRE_PLATFORM("four-clusters-16-4-24-12");
+  check_platform("four-clusters-16-4-24-12", {16, 4, 24, 12});
+  EXPECT_EQ(lg_formula({16, 4, 24, 12}), 232U);
+  EXPECT_EQ(direct_formula({16, 4, 24, 12}), 2144U);
 }
 
 }  // namespace
