@@ -42,7 +42,7 @@ struct CollectiveOptions {
   /// that has stopped).
   Timeout timeout{};
   /// Hints of the algorithm families, by type: std::shared_ptr<const ArrivalSnapshot> for the
-  /// arrival-aware ones, std::shared_ptr<const ClusterLayout> for the two-cluster ones.
+  /// arrival-aware ones, std::shared_ptr<const ClusterLayout> for the cluster-aware ones.
   Hints hints{};
 };
 

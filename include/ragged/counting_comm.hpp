@@ -1,5 +1,5 @@
 // ragged: a Comm decorator that counts the messages and bytes crossing between
-// the two clusters of a ClusterLayout (the backbone), so that benchmarks and
+// the clusters of a ClusterLayout (the backbone), so that benchmarks and
 // tests measure the backbone traffic of an algorithm instead of computing it.
 // It counts the point-to-point sends this rank starts; one-sided puts through
 // its windows are not counted.
@@ -32,7 +32,7 @@ class CountingComm final : public Comm {
   std::size_t wait_any(std::span<Request> requests, Timeout timeout = {}) override;
   std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override;
 
-  /// Sends this rank started to the other cluster since construction or the last reset().
+  /// Sends this rank started to another cluster since construction or the last reset().
   [[nodiscard]] Counts backbone() const { return backbone_; }
   /// Sends this rank started inside its own cluster (self-sends included).
   [[nodiscard]] Counts local() const { return local_; }

@@ -33,9 +33,11 @@ inline constexpr Collective all_collectives[] = {
 struct Restrictions {
   bool commutative_only = false;    ///< needs a commutative reduction operator
   bool needs_arrival = false;       ///< arrival-aware: uses an ArrivalSnapshot hint (correct without one)
-  bool needs_two_clusters = false;  ///< needs a ClusterLayout hint splitting the ranks in two
+  bool needs_two_clusters = false;  ///< needs a ClusterLayout hint splitting the ranks in exactly two
+  bool needs_clusters = false;      ///< needs a ClusterLayout hint splitting the ranks in two or more
   std::string backend;              ///< empty: any backend; otherwise only this one ("mpi")
-  /// What runs instead when commutative_only or needs_two_clusters fails (same collective).
+  /// What runs instead when commutative_only, needs_two_clusters or needs_clusters fails
+  /// (same collective).
   std::string fallback;
 };
 

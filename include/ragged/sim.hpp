@@ -37,7 +37,8 @@ struct Config {
 void run(const Config& config, const std::function<void(Comm&)>& rank_main);
 
 /// Resolves a shipped platform name ("cluster-1gbe-48", "infiniband-qdr-560",
-/// "two-clusters-30-30", "two-clusters-20-40") or a path to an existing XML file.
+/// "two-clusters-30-30", "two-clusters-20-40", "three-clusters-18-30-12",
+/// "four-clusters-16-4-24-12") or a path to an existing XML file.
 [[nodiscard]] std::string platform_path(std::string_view name_or_path);
 
 /// Names of the platforms that ship with ragged.

@@ -1,12 +1,12 @@
-// ragged: which of two clusters each rank is in, for the two-cluster
-// algorithms (alltoall "lg" and "coordinator", alltoallv "lg"). Pass it in
-// a hint: options.hints.set(std::make_shared<const ClusterLayout>(...)). Build it from an explicit list, from host-name
-// prefixes, or from any per-rank label such as the simulator's zone names.
-// A layout that does not split the ranks in two non-empty clusters is refused
-// with InvalidArgument.
+// ragged: which cluster each rank is in, for the cluster-aware algorithms
+// (alltoall and alltoallv "lg" for two or more clusters, alltoall
+// "coordinator" for exactly two). Pass it in a hint:
+// options.hints.set(std::make_shared<const ClusterLayout>(...)). Build it from an
+// explicit list, from cluster sizes, from host-name prefixes, or from any per-rank
+// label such as the simulator's zone names. A layout that does not split the
+// ranks in at least two non-empty clusters is refused with InvalidArgument.
 #pragma once
 
-#include <array>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,31 +17,39 @@
 namespace ragged {
 
 struct ClusterLayout {
-  /// cluster[r] is 0 or 1: the cluster of rank r.
+  /// cluster[r] is the cluster of rank r, in 0..k-1 (k = clusters()).
   std::vector<int> cluster;
-  /// A name for each cluster (the label, prefix or index it came from).
-  std::array<std::string, 2> names{"0", "1"};
+  /// A name for each cluster (the label, prefix or index it came from); the factories
+  /// fill one per cluster.
+  std::vector<std::string> names;
 
-  /// From the cluster (0 or 1) of every rank; both clusters must be non-empty.
+  /// From the cluster (0..k-1, k >= 2) of every rank; every cluster must be non-empty.
   static ClusterLayout from_list(std::vector<int> cluster_of_rank);
   /// Ranks 0..n1-1 in cluster 0 and n1..n1+n2-1 in cluster 1 (n1, n2 >= 1).
   static ClusterLayout split_at(int n1, int n2);
-  /// From one label per rank (a zone, a site): exactly two distinct labels; cluster 0
-  /// is the label of rank 0.
+  /// Consecutive ranks: the first sizes[0] in cluster 0, the next sizes[1] in cluster 1,
+  /// ... (at least two sizes, each >= 1).
+  static ClusterLayout from_sizes(std::span<const int> sizes);
+  /// From one label per rank (a zone, a site): at least two distinct labels; the clusters
+  /// are numbered in the order their labels first appear (cluster 0 is rank 0's label).
   static ClusterLayout from_labels(std::span<const std::string> label_of_rank);
   /// From host names. With no `prefixes`, a host's cluster is its host_prefix(); otherwise
   /// the (longest) prefix of `prefixes` that its name starts with, and a host matching none
-  /// is refused. Either way exactly two clusters must result.
+  /// is refused. Either way at least two clusters must result, numbered as from_labels().
   static ClusterLayout from_host_prefixes(std::span<const std::string> host_of_rank,
                                           std::span<const std::string> prefixes = {});
 
   [[nodiscard]] int size() const { return static_cast<int>(cluster.size()); }
-  /// Number of ranks in cluster `c` (0 or 1).
+  /// Number of clusters k: one more than the largest cluster number (0 with no ranks).
+  [[nodiscard]] int clusters() const;
+  /// Number of ranks in cluster `c`.
   [[nodiscard]] int size_of(int c) const;
   /// Ranks of cluster `c`, ascending.
   [[nodiscard]] std::vector<int> members(int c) const;
-  /// Throws InvalidArgument(argument) unless this describes `procs` ranks split in two
-  /// non-empty clusters.
+  /// The size of every cluster, cluster 0 first.
+  [[nodiscard]] std::vector<int> sizes() const;
+  /// Throws InvalidArgument(argument) unless this describes `procs` ranks split in k >= 2
+  /// non-empty clusters numbered 0..k-1.
   void check(int procs, const char* argument = "clusters") const;
 };
 

@@ -17,7 +17,15 @@ namespace {
 constexpr int tag_topology = 220;
 
 std::string describe_counts(const ClusterLayout& layout) {
-  return std::to_string(layout.size_of(0)) + " + " + std::to_string(layout.size_of(1)) + " ranks";
+  std::string s;
+  for (const int n : layout.sizes()) s += (s.empty() ? "" : " + ") + std::to_string(n);
+  return (s.empty() ? "0" : s) + " ranks";
+}
+
+std::vector<std::string> index_names(int k) {
+  std::vector<std::string> names;
+  for (int c = 0; c < k; ++c) names.push_back(std::to_string(c));
+  return names;
 }
 
 ClusterLayout from_distinct(std::span<const std::string> keys, const char* argument, const char* what) {
@@ -32,13 +40,13 @@ ClusterLayout from_distinct(std::span<const std::string> keys, const char* argum
     }
     layout.cluster.push_back(static_cast<int>(it - seen.begin()));
   }
-  if (seen.size() != 2) {
+  if (seen.size() < 2) {
     std::string list;
     for (const std::string& s : seen) list += (list.empty() ? "'" : ", '") + s + "'";
-    throw InvalidArgument(argument, std::string("the ranks must split in exactly two clusters, but their ") + what +
+    throw InvalidArgument(argument, std::string("the ranks must split in at least two clusters, but their ") + what +
                                         " give " + std::to_string(seen.size()) + (list.empty() ? "" : ": " + list));
   }
-  layout.names = {seen[0], seen[1]};
+  layout.names = std::move(seen);
   return layout;
 }
 
@@ -48,6 +56,7 @@ ClusterLayout ClusterLayout::from_list(std::vector<int> cluster_of_rank) {
   ClusterLayout layout;
   layout.cluster = std::move(cluster_of_rank);
   layout.check(layout.size(), "cluster_of_rank");
+  layout.names = index_names(layout.clusters());
   return layout;
 }
 
@@ -59,6 +68,22 @@ ClusterLayout ClusterLayout::split_at(int n1, int n2) {
   ClusterLayout layout;
   layout.cluster.assign(static_cast<std::size_t>(n1), 0);
   layout.cluster.resize(static_cast<std::size_t>(n1) + static_cast<std::size_t>(n2), 1);
+  layout.names = index_names(2);
+  return layout;
+}
+
+ClusterLayout ClusterLayout::from_sizes(std::span<const int> sizes) {
+  std::string list;
+  for (const int n : sizes) list += (list.empty() ? "" : " + ") + std::to_string(n);
+  if (sizes.size() < 2) {
+    throw InvalidArgument("sizes", "at least two clusters are needed (got " + std::to_string(sizes.size()) + ")");
+  }
+  ClusterLayout layout;
+  for (std::size_t c = 0; c < sizes.size(); ++c) {
+    if (sizes[c] < 1) throw InvalidArgument("sizes", "every cluster needs at least one rank (got " + list + ")");
+    layout.cluster.insert(layout.cluster.end(), static_cast<std::size_t>(sizes[c]), static_cast<int>(c));
+  }
+  layout.names = index_names(static_cast<int>(sizes.size()));
   return layout;
 }
 
@@ -85,7 +110,19 @@ ClusterLayout ClusterLayout::from_host_prefixes(std::span<const std::string> hos
   return from_distinct(keys, "host_of_rank", "host-name prefixes");
 }
 
+int ClusterLayout::clusters() const {
+  return cluster.empty() ? 0 : 1 + *std::max_element(cluster.begin(), cluster.end());
+}
+
 int ClusterLayout::size_of(int c) const { return static_cast<int>(std::count(cluster.begin(), cluster.end(), c)); }
+
+std::vector<int> ClusterLayout::sizes() const {
+  std::vector<int> out(static_cast<std::size_t>(std::max(clusters(), 0)), 0);
+  for (const int c : cluster) {
+    if (c >= 0) ++out[static_cast<std::size_t>(c)];
+  }
+  return out;
+}
 
 std::vector<int> ClusterLayout::members(int c) const {
   std::vector<int> out;
@@ -102,13 +139,16 @@ void ClusterLayout::check(int procs, const char* argument) const {
   }
   for (int r = 0; r < size(); ++r) {
     const int c = cluster[static_cast<std::size_t>(r)];
-    if (c != 0 && c != 1) {
-      throw InvalidArgument(
-          argument, "rank " + std::to_string(r) + " is in cluster " + std::to_string(c) + " (clusters are 0 and 1)");
+    if (c < 0 || c >= size()) {
+      throw InvalidArgument(argument, "rank " + std::to_string(r) + " is in cluster " + std::to_string(c) +
+                                          " (clusters are numbered 0..k-1, and there are " + std::to_string(size()) +
+                                          " ranks)");
     }
   }
-  if (size_of(0) == 0 || size_of(1) == 0) {
-    throw InvalidArgument(argument, "the ranks do not split in two clusters (" + describe_counts(*this) + ")");
+  const std::vector<int> counts = sizes();
+  if (counts.size() < 2 || std::find(counts.begin(), counts.end(), 0) != counts.end()) {
+    throw InvalidArgument(argument, "the ranks do not split in two or more non-empty clusters numbered 0..k-1 (" +
+                                        describe_counts(*this) + ")");
   }
 }
 
@@ -148,11 +188,11 @@ ClusterLayout exchange_labels(Comm& comm, const std::string& my_label, Timeout t
 
 namespace internal {
 
-const ClusterLayout& require_two_clusters(const Context& ctx, const char* algorithm) {
+const ClusterLayout& require_clusters(const Context& ctx, const char* algorithm) {
   const ClusterLayout* layout = ctx.clusters();
   if (layout == nullptr) {
     throw InvalidArgument("options.hints", std::string("'") + algorithm +
-                                               "' needs the two-cluster layout of the communicator "
+                                               "' needs the cluster layout of the communicator "
                                                "(a ClusterLayout hint)");
   }
   try {
@@ -161,6 +201,15 @@ const ClusterLayout& require_two_clusters(const Context& ctx, const char* algori
     throw InvalidArgument("options.hints", std::string("'") + algorithm + "': " + e.what());
   }
   return *layout;
+}
+
+const ClusterLayout& require_two_clusters(const Context& ctx, const char* algorithm) {
+  const ClusterLayout& layout = require_clusters(ctx, algorithm);
+  if (layout.clusters() != 2) {
+    throw InvalidArgument("options.hints", std::string("'") + algorithm + "' needs exactly two clusters, not " +
+                                               std::to_string(layout.clusters()));
+  }
+  return layout;
 }
 
 }  // namespace internal

@@ -215,7 +215,8 @@ EngineState& ensure_engine(const Config& config) {
 }  // namespace
 
 std::vector<std::string> shipped_platforms() {
-  return {"cluster-1gbe-48", "infiniband-qdr-560", "two-clusters-30-30", "two-clusters-20-40"};
+  return {"cluster-1gbe-48",    "infiniband-qdr-560",      "two-clusters-30-30",
+          "two-clusters-20-40", "three-clusters-18-30-12", "four-clusters-16-4-24-12"};
 }
 
 std::string platform_path(std::string_view name_or_path) {

@@ -529,9 +529,9 @@ int run(Tally& tally) {
       const Algorithm& native = registry.find(c, "native");
       for (const Algorithm* alg : registry.list(c, "mpi")) {
         if (alg->name == "native") continue;
-        if (alg->restrictions.needs_two_clusters) {
+        if (alg->restrictions.needs_two_clusters || alg->restrictions.needs_clusters) {
           if (rank == 0) {
-            mpitest::say(std::string(name_of(c)) + "/" + alg->name + ": skipped (needs a two-cluster layout)");
+            mpitest::say(std::string(name_of(c)) + "/" + alg->name + ": skipped (needs a cluster layout)");
           }
           continue;
         }

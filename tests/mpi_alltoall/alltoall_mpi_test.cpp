@@ -1,8 +1,10 @@
-// The two-cluster algorithms (alltoall "lg" and "coordinator", alltoallv "lg")
+// The cluster-aware algorithms (alltoall "lg" and "coordinator", alltoallv "lg")
 // under mpirun: for every way to split the job's ranks in two clusters (every
-// n1 with contiguous clusters, and interleaved ranks), every count and type of
-// the sweep, in place and not, the result must equal the native MPI collective's
-// byte for byte, and the measured backbone messages must be 2*max(n1,n2) for lg.
+// n1 with contiguous clusters, and interleaved ranks), and for lg also in three
+// and four clusters (uneven contiguous ones and ranks dealt round-robin), every
+// count and type of the sweep, in place and not, the result must equal the native
+// MPI collective's byte for byte, and the measured backbone messages must be
+// 2*max(n_a,n_b) per pair of clusters for lg (2*max(n1,n2) with two).
 #include <mpi.h>
 
 #include <algorithm>
@@ -33,6 +35,16 @@ std::vector<std::shared_ptr<const ClusterLayout>> layouts(int p) {
     std::vector<int> c;
     for (int r = 0; r < p; ++r) c.push_back(r % 2);
     out.push_back(std::make_shared<ClusterLayout>(ClusterLayout::from_list(c)));
+  }
+  // Three and four clusters (lg only): the last cluster takes what the others leave, and
+  // the ranks dealt round-robin.
+  for (int k = 3; k <= std::min(p, 4); ++k) {
+    std::vector<int> sizes(static_cast<std::size_t>(k), 1);
+    sizes[1] += p - k;  // uneven: cluster 1 the largest
+    out.push_back(std::make_shared<ClusterLayout>(ClusterLayout::from_sizes(sizes)));
+    std::vector<int> dealt;
+    for (int r = 0; r < p; ++r) dealt.push_back(r % k);
+    out.push_back(std::make_shared<ClusterLayout>(ClusterLayout::from_list(dealt)));
   }
   return out;
 }
@@ -159,7 +171,11 @@ void check_backbone(Comm& comm, const ClusterLayout& layout, mpitest::Tally& tal
   long mine = static_cast<long>(counting.backbone().messages);
   long total = 0;
   MPI_Allreduce(&mine, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  const long expected = 2L * std::max(layout.size_of(0), layout.size_of(1));
+  long expected = 0;  // 2 max(n_a, n_b) for every pair of clusters a < b
+  const std::vector<int> sizes = layout.sizes();
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    for (std::size_t b = a + 1; b < sizes.size(); ++b) expected += 2L * std::max(sizes[a], sizes[b]);
+  }
   const bool ok = total == expected;
   if (!ok && comm.rank() == 0) {
     mpitest::say("lg layout " + describe(layout) + ": " + std::to_string(total) + " backbone messages, expected " +
@@ -182,11 +198,15 @@ int run() {
   }
   const Registry& registry = Registry::instance();
   for (const auto& layout : layouts(p)) {
+    // Each algorithm on the layouts it takes: coordinator two clusters, lg two or more.
+    const auto takes = [&](const Algorithm& alg) {
+      return alg.restrictions.needs_clusters || (alg.restrictions.needs_two_clusters && layout->clusters() == 2);
+    };
     for (const Algorithm* alg : registry.list(Collective::alltoall, "mpi")) {
-      if (alg->restrictions.needs_two_clusters) check_alltoall(*comm, *alg, *layout, tally);
+      if (takes(*alg)) check_alltoall(*comm, *alg, *layout, tally);
     }
     for (const Algorithm* alg : registry.list(Collective::alltoallv, "mpi")) {
-      if (alg->restrictions.needs_two_clusters) check_alltoallv(*comm, *alg, *layout, tally);
+      if (takes(*alg)) check_alltoallv(*comm, *alg, *layout, tally);
     }
     check_backbone(*comm, *layout, tally);
   }

@@ -403,7 +403,8 @@ TEST(SimBackend, TruncationIsATransportErrorWithMpisCode) {
 
 TEST(SimBackend, ShippedPlatformsResolveAndUnknownNamesAreRejected) {
   const auto names = sim::shipped_platforms();
-  for (const char* expected : {"cluster-1gbe-48", "infiniband-qdr-560", "two-clusters-30-30", "two-clusters-20-40"}) {
+  for (const char* expected : {"cluster-1gbe-48", "infiniband-qdr-560", "two-clusters-30-30", "two-clusters-20-40",
+                               "three-clusters-18-30-12", "four-clusters-16-4-24-12"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   for (const auto& name : names) {
@@ -498,6 +499,87 @@ TEST(SimBackend, TheBackboneIsSharedByAllCrossingFlows) {
   // Alone, each flow would move 6.52 MB/s (its TCP window), 900 of them 5.9 GB/s, 30 per node
   // 196 MB/s: the backbone's 1195 MB/s is the bottleneck, shared evenly (1.33 MB/s a flow).
   for (double t : done) EXPECT_NEAR(t, 10.05e-3 + 200000.0 * 900 / 1195e6, 2 * tick);
+}
+
+TEST(SimBackend, ThreeClustersShareTheirAccessLinks) {
+  REQUIRE_PLATFORM("three-clusters-18-30-12");
+  sim::Config c;
+  c.platform = "three-clusters-18-30-12";
+  c.procs = 60;
+  const sim::Placement pl = sim::placement(c);
+  for (int r = 0; r < 60; ++r) {
+    const char* zone = r < 18 ? "lyon" : r < 48 ? "nancy" : "rennes";
+    const int index = r < 18 ? r : r < 48 ? r - 18 : r - 48;
+    EXPECT_EQ(pl.zone[static_cast<std::size_t>(r)], zone) << r;
+    EXPECT_EQ(pl.host[static_cast<std::size_t>(r)], std::string(zone) + "-" + std::to_string(index)) << r;
+  }
+  // A lone message across: 25 us + 5 ms + 5 ms + 25 us + S / (131072 B / 20.1 ms), as on the
+  // two-cluster platforms.
+  double lone = -1;
+  sim::run(c, [&](Comm& comm) {
+    std::vector<std::byte> buf(1000000);
+    if (comm.rank() == 17) comm.send(59, 0, buf.data(), buf.size());
+    if (comm.rank() == 59) {
+      comm.recv(17, 0, buf.data(), buf.size());
+      lone = comm.runtime().now();
+    }
+  });
+  EXPECT_NEAR(lone, 10.05e-3 + 1e6 / (131072 / (2 * 10.05e-3)), tick);
+  // Every lyon rank sends to every rank of nancy and rennes: 18 x 42 = 756 flows, 4.9 GB/s at
+  // their windows' rates, all through lyon's access link (1195 MB/s up), which they share
+  // evenly; nancy's and rennes' links down carry 540 and 216 of them, below their capacity.
+  std::vector<double> done(60, -1);
+  sim::run(c, [&](Comm& comm) {
+    const int r = comm.rank();
+    std::vector<std::byte> buf(42 * 200000);
+    std::vector<Request> requests;
+    if (r < 18) {
+      for (int k = 0; k < 42; ++k)
+        requests.push_back(comm.isend(18 + k, 0, buf.data() + static_cast<std::size_t>(k) * 200000, 200000));
+    } else {
+      for (int k = 0; k < 18; ++k)
+        requests.push_back(comm.irecv(k, 0, buf.data() + static_cast<std::size_t>(k) * 200000, 200000));
+    }
+    const double t0 = comm.runtime().now();
+    comm.wait_all(requests);
+    done[static_cast<std::size_t>(r)] = comm.runtime().now() - t0;
+  });
+  for (double t : done) EXPECT_NEAR(t, 10.05e-3 + 200000.0 * 756 / 1195e6, 2 * tick);
+}
+
+TEST(SimBackend, FourClustersAreTenMillisecondsApart) {
+  REQUIRE_PLATFORM("four-clusters-16-4-24-12");
+  sim::Config c;
+  c.platform = "four-clusters-16-4-24-12";
+  c.procs = 56;
+  const sim::Placement pl = sim::placement(c);
+  EXPECT_EQ(pl.host[15], "grenoble-15");
+  EXPECT_EQ(pl.zone[16], "lille");
+  EXPECT_EQ(pl.host[19], "lille-3");
+  EXPECT_EQ(pl.host[20], "nancy-0");
+  EXPECT_EQ(pl.zone[55], "rennes");
+  EXPECT_EQ(pl.host[55], "rennes-11");
+  // From lille to each other site, one message each, at once: every one alone on its route.
+  std::vector<double> arrived(56, -1);
+  sim::run(c, [&](Comm& comm) {
+    std::vector<std::byte> buf(100000);
+    const int r = comm.rank();
+    if (r == 16) {
+      std::vector<Request> requests;
+      for (int to : {0, 20, 44}) requests.push_back(comm.isend(to, 0, buf.data(), buf.size()));
+      comm.send(17, 0, buf.data(), buf.size());
+      comm.wait_all(requests);
+    }
+    if (r == 0 || r == 20 || r == 44 || r == 17) {
+      comm.recv(16, 0, buf.data(), buf.size());
+      arrived[static_cast<std::size_t>(r)] = comm.runtime().now();
+    }
+  });
+  for (int r : {0, 20, 44}) {
+    EXPECT_NEAR(arrived[static_cast<std::size_t>(r)], 10.05e-3 + 1e5 / (131072 / (2 * 10.05e-3)), tick) << r;
+  }
+  // Inside lille, sent at once with the three others on the node's link: 50 us + S at a share of 119.5 MB/s.
+  EXPECT_LT(arrived[17], 10e-3);
 }
 
 TEST(SimBackend, InfinibandNodesShareTheirHca) {

@@ -2,13 +2,17 @@
 // every n1, n2 <= 40: each process starts with its own blocks, the local phase
 // and the backbone phase move them as the plans say, and at the end every
 // process must hold exactly the blocks addressed to it, each once, after
-// exactly 2*max(n1, n2) backbone messages.
+// exactly 2*max(n1, n2) backbone messages. The same game for k clusters: every
+// size up to 7 for k = 3 and up to 5 for k = 4, a sample for k = 5 and 6, and the
+// exact counts of 3+5+2 (26) and 4+1+6+3 (58); and k = 2 of the k-cluster plan is
+// the two-cluster plan, field for field.
 #include "plans/lg_plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -204,6 +208,220 @@ TEST(LgPlan, LargerFirstClusterSwapsRoles) {
   EXPECT_EQ(holder(7, 3, 8, 4), 8);  // 4 = 3 + 1: its partner is the second process of C2
   EXPECT_EQ(holder(7, 3, 4, 9), 5);  // 4 is in group {3,4,5}; 9 is C2's third process
   EXPECT_EQ(steps(7, 3), 3);
+}
+
+// ---------------------------------------------------------------- k clusters
+
+std::vector<int> clusters_of(const std::vector<int>& sizes) {
+  std::vector<int> out;
+  for (std::size_t c = 0; c < sizes.size(); ++c)
+    out.insert(out.end(), static_cast<std::size_t>(sizes[c]), static_cast<int>(c));
+  return out;
+}
+
+std::string name(const std::vector<int>& sizes) {
+  std::string s;
+  for (int n : sizes) s += (s.empty() ? "" : "+") + std::to_string(n);
+  return s;
+}
+
+// The k-cluster game. Checks every rule of the header and stores the backbone messages per
+// ordered pair of clusters in `messages`: messages[a][b] from cluster a to cluster b.
+void replay_k(const std::vector<int>& sizes, std::vector<std::vector<int>>& messages) {
+  const int k = static_cast<int>(sizes.size());
+  const std::vector<int> cluster = clusters_of(sizes);
+  const int n = static_cast<int>(cluster.size());
+  const auto c = [&](int id) { return cluster[static_cast<unsigned>(id)]; };
+  const std::string what = name(sizes);
+  std::vector<ProcessPlan> plans;
+  for (int p = 0; p < n; ++p) plans.push_back(plan(sizes, p));
+  Holdings held(static_cast<unsigned>(n));
+
+  // Local phase: one message to and from every other process of the cluster, carrying only
+  // the sender's blocks to where holder() says, and what the receiver expects.
+  for (int p = 0; p < n; ++p) {
+    const ProcessPlan& pp = plans[static_cast<unsigned>(p)];
+    const int cluster_size = sizes[static_cast<unsigned>(c(p))];
+    EXPECT_EQ(static_cast<int>(pp.local_sends.size()), cluster_size - 1) << what << " p=" << p;
+    EXPECT_EQ(static_cast<int>(pp.local_recvs.size()), cluster_size - 1) << what << " p=" << p;
+    for (const Block& b : pp.keep) {
+      EXPECT_EQ(b.src, p);
+      EXPECT_EQ(holder(sizes, b.src, b.dst), p);
+      held[static_cast<unsigned>(p)].insert({b.src, b.dst});
+    }
+    std::set<int> peers;
+    for (const Transfer& t : pp.local_sends) {
+      EXPECT_EQ(c(t.peer), c(p)) << what << ": a local message crosses the backbone";
+      EXPECT_NE(t.peer, p);
+      EXPECT_TRUE(peers.insert(t.peer).second) << what << ": two local messages to one peer";
+      const ProcessPlan& qp = plans[static_cast<unsigned>(t.peer)];
+      const auto match =
+          std::find_if(qp.local_recvs.begin(), qp.local_recvs.end(), [&](const Transfer& r) { return r.peer == p; });
+      ASSERT_NE(match, qp.local_recvs.end()) << what << ": " << t.peer << " expects nothing from " << p;
+      EXPECT_EQ(match->blocks, t.blocks) << what << " " << p << "->" << t.peer;
+      for (const Block& b : t.blocks) {
+        EXPECT_EQ(b.src, p);
+        EXPECT_EQ(holder(sizes, b.src, b.dst), t.peer);
+        held[static_cast<unsigned>(t.peer)].insert({b.src, b.dst});
+      }
+    }
+  }
+  for (int s = 0; s < n; ++s) {
+    for (int d = 0; d < n; ++d) {
+      const int h = holder(sizes, s, d);
+      EXPECT_EQ(c(h), c(s)) << what << ": M(" << s << "," << d << ") crossed in the local phase";
+      if (c(s) == c(d)) EXPECT_EQ(h, d) << what;
+      EXPECT_EQ(held[static_cast<unsigned>(h)].count({s, d}), 1U) << what << " M(" << s << "," << d << ")";
+    }
+  }
+
+  // Backbone phase.
+  messages.assign(static_cast<unsigned>(k), std::vector<int>(static_cast<unsigned>(k), 0));
+  std::vector<std::multiset<std::pair<int, int>>> delivered(static_cast<unsigned>(n));
+  for (int p = 0; p < n; ++p) {
+    for (const auto& [s, d] : held[static_cast<unsigned>(p)]) {
+      if (d == p) delivered[static_cast<unsigned>(p)].insert({s, d});
+    }
+  }
+  for (int p = 0; p < n; ++p) {
+    const ProcessPlan& pp = plans[static_cast<unsigned>(p)];
+    const std::vector<int> ps = partners(sizes, p);
+    ASSERT_EQ(pp.backbone.size(), ps.size()) << what << " p=" << p;
+    std::set<int> peers;
+    for (std::size_t x = 0; x < pp.backbone.size(); ++x) {
+      const Exchange& e = pp.backbone[x];
+      EXPECT_EQ(e.peer, ps[x]);
+      EXPECT_NE(c(e.peer), c(p)) << what << ": a backbone message inside a cluster";
+      EXPECT_TRUE(peers.insert(e.peer).second) << what << ": two exchanges with one peer";
+      const ProcessPlan& qp = plans[static_cast<unsigned>(e.peer)];
+      const auto match =
+          std::find_if(qp.backbone.begin(), qp.backbone.end(), [&](const Exchange& y) { return y.peer == p; });
+      ASSERT_NE(match, qp.backbone.end()) << what << ": " << e.peer << " does not exchange with " << p;
+      EXPECT_EQ(match->recv, e.send) << what << " " << p << "->" << e.peer;
+      if (!e.send.empty()) ++messages[static_cast<unsigned>(c(p))][static_cast<unsigned>(c(e.peer))];
+      for (const Block& b : e.send) {
+        EXPECT_EQ(b.dst, e.peer);
+        EXPECT_EQ(held[static_cast<unsigned>(p)].count({b.src, b.dst}), 1U) << what << ": sends a block it lacks";
+        delivered[static_cast<unsigned>(e.peer)].insert({b.src, b.dst});
+      }
+    }
+  }
+  for (int d = 0; d < n; ++d) {
+    EXPECT_EQ(static_cast<int>(delivered[static_cast<unsigned>(d)].size()), n) << what << " at " << d;
+    for (int s = 0; s < n; ++s) {
+      EXPECT_EQ(delivered[static_cast<unsigned>(d)].count({s, d}), 1U) << what << " M(" << s << "," << d << ")";
+    }
+  }
+  // A process of the larger cluster of a pair (either, when equal) exchanges once with the
+  // other cluster; one of the smaller, at most ceil(max/min) times.
+  for (int p = 0; p < n; ++p) {
+    std::vector<int> with(static_cast<unsigned>(k), 0);
+    for (const Exchange& e : plans[static_cast<unsigned>(p)].backbone) ++with[static_cast<unsigned>(c(e.peer))];
+    for (int b = 0; b < k; ++b) {
+      if (b == c(p)) continue;
+      const int mine = sizes[static_cast<unsigned>(c(p))];
+      const int theirs = sizes[static_cast<unsigned>(b)];
+      if (mine >= theirs) {
+        EXPECT_EQ(with[static_cast<unsigned>(b)], 1) << what << " p=" << p << " with cluster " << b;
+      } else {
+        EXPECT_GE(with[static_cast<unsigned>(b)], 1) << what;
+        EXPECT_LE(with[static_cast<unsigned>(b)], steps(mine, theirs)) << what;
+      }
+    }
+  }
+}
+
+// Checks the count of every ordered pair against max(n_a, n_b) and the total against
+// backbone_messages() and 2 * sum_i (i-1) * n_(i); returns the total.
+long long check_counts(const std::vector<int>& sizes) {
+  std::vector<std::vector<int>> messages;
+  replay_k(sizes, messages);
+  if (messages.size() != sizes.size()) return -1;  // replay_k stopped at a fatal failure
+  long long total = 0;
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    for (std::size_t b = 0; b < sizes.size(); ++b) {
+      if (a == b) continue;
+      EXPECT_EQ(messages[a][b], std::max(sizes[a], sizes[b])) << name(sizes) << " from " << a << " to " << b;
+      total += messages[a][b];
+    }
+  }
+  std::vector<int> sorted = sizes;
+  std::sort(sorted.begin(), sorted.end());
+  long long formula = 0;
+  for (std::size_t i = 0; i < sorted.size(); ++i) formula += 2LL * static_cast<long long>(i) * sorted[i];
+  EXPECT_EQ(backbone_messages(sizes), formula) << name(sizes);
+  EXPECT_EQ(total, formula) << name(sizes);
+  return total;
+}
+
+TEST(LgPlanClusters, ThreeAndFourUnevenClustersExactCounts) {
+  EXPECT_EQ(check_counts({3, 5, 2}), 26);
+  EXPECT_EQ(check_counts({4, 1, 6, 3}), 58);
+  // A direct exchange would send sum over a != b of n_a * n_b: 62 and 134.
+  EXPECT_EQ(backbone_messages({3, 5, 2}), 26);
+  EXPECT_EQ(backbone_messages({4, 1, 6, 3}), 58);
+  EXPECT_EQ(backbone_messages({20, 40}), 80);  // two clusters: 2 max(n1, n2)
+}
+
+TEST(LgPlanClusters, TheHeadersExample) {
+  // sizes 3, 5, 2: A = 0..2, B = 3..7, C = 8..9.
+  const std::vector<int> sizes{3, 5, 2};
+  EXPECT_EQ(partners(sizes, 0), (std::vector<int>{3, 8, 6}));  // round 1: B, C; round 2: B
+  EXPECT_EQ(partners(sizes, 2), (std::vector<int>{5, 8}));
+  EXPECT_EQ(partners(sizes, 8), (std::vector<int>{0, 3, 2, 5, 7}));
+  EXPECT_EQ(partners(sizes, 9), (std::vector<int>{1, 4, 6}));
+  EXPECT_EQ(partners(sizes, 7), (std::vector<int>{1, 8}));
+  const ProcessPlan p8 = plan(sizes, 8);
+  ASSERT_EQ(p8.local_sends.size(), 1U);
+  EXPECT_EQ(p8.local_sends[0].peer, 9);
+  EXPECT_EQ(p8.local_sends[0].blocks, (std::vector<Block>{{8, 1}, {8, 4}, {8, 6}, {8, 9}}));
+  // 9 crosses to 1 with C's blocks for 1, M(8,1) and M(9,1), and gets all of A's blocks
+  // for 9 (C is the smaller cluster of A-C: 1 holds them for its group {0, 1, 2}).
+  const ProcessPlan p9 = plan(sizes, 9);
+  EXPECT_EQ(p9.backbone[0].peer, 1);
+  EXPECT_EQ(p9.backbone[0].send, (std::vector<Block>{{8, 1}, {9, 1}}));
+  EXPECT_EQ(p9.backbone[0].recv, (std::vector<Block>{{0, 9}, {1, 9}, {2, 9}}));
+}
+
+TEST(LgPlanClusters, TwoClustersAreTheTwoClusterPlan) {
+  for (int n1 = 1; n1 <= max_size; ++n1) {
+    for (int n2 = 1; n2 <= max_size; ++n2) {
+      const std::vector<int> sizes{n1, n2};
+      for (int p = 0; p < n1 + n2; ++p) {
+        ASSERT_EQ(plan(sizes, p), plan(n1, n2, p)) << n1 << "+" << n2 << " p=" << p;
+        ASSERT_EQ(partners(sizes, p), partners(n1, n2, p));
+        for (int d = 0; d < n1 + n2; ++d) ASSERT_EQ(holder(sizes, p, d), holder(n1, n2, p, d));
+      }
+      ASSERT_EQ(backbone_messages(sizes), 2LL * std::max(n1, n2));
+    }
+  }
+}
+
+TEST(LgPlanClusters, EverySizeForThreeAndFourClusters) {
+  for (int a = 1; a <= 7; ++a) {
+    for (int b = 1; b <= 7; ++b) {
+      for (int c = 1; c <= 7; ++c) {
+        check_counts({a, b, c});
+        if (HasFailure()) FAIL() << "first failure at " << name({a, b, c});
+      }
+    }
+  }
+  for (int a = 1; a <= 5; ++a) {
+    for (int b = 1; b <= 5; ++b) {
+      for (int c = 1; c <= 5; ++c) {
+        for (int d = 1; d <= 5; ++d) {
+          check_counts({a, b, c, d});
+          if (HasFailure()) FAIL() << "first failure at " << name({a, b, c, d});
+        }
+      }
+    }
+  }
+}
+
+TEST(LgPlanClusters, LargerAndMoreClusters) {
+  const std::vector<std::vector<int>> cases{{18, 30, 12},       {16, 4, 24, 12}, {1, 1, 1, 1, 1}, {9, 2, 13, 1, 4},
+                                            {5, 5, 5, 5, 5, 5}, {40, 1, 7},      {1, 40, 3, 17}};
+  for (const auto& sizes : cases) check_counts(sizes);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "plans/cost_model.hpp"
 #include "ragged/arrival.hpp"
@@ -104,6 +105,28 @@ TEST(Selection, TwoClusterAlgorithmsFallBackWithoutALayout) {
   EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 7, 64, &hints), "lg").algorithm->name, "pairwise");
 }
 
+TEST(Selection, LgTakesThreeOrMoreClustersAndCoordinatorOnlyTwo) {
+  Hints hints;
+  const std::vector<int> sizes{3, 5, 2};
+  hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::from_sizes(sizes)));
+  for (const Collective c : {Collective::alltoall, Collective::alltoallv}) {
+    const Selection s = select_algorithm(call_of(c, 10, 64, &hints), "lg");
+    EXPECT_EQ(s.algorithm->name, "lg") << name_of(c);
+    EXPECT_TRUE(s.fallback_reason.empty()) << name_of(c);
+  }
+  const Selection coordinator = select_algorithm(call_of(Collective::alltoall, 10, 64, &hints), "coordinator");
+  EXPECT_EQ(coordinator.algorithm->name, "pairwise");
+  EXPECT_EQ(coordinator.fallback_reason, "needs a two-cluster layout hint");
+  // An empty cluster number (0 and 2 used, 1 not) is no layout for either.
+  auto gap = std::make_shared<ClusterLayout>();
+  gap->cluster = {0, 2, 2, 0};
+  Hints gapped;
+  gapped.set(std::shared_ptr<const ClusterLayout>(gap));
+  const Selection lg = select_algorithm(call_of(Collective::alltoall, 4, 64, &gapped), "lg");
+  EXPECT_EQ(lg.algorithm->name, "pairwise");
+  EXPECT_EQ(lg.fallback_reason, "needs a cluster layout hint (two or more clusters)");
+}
+
 TEST(Selection, BackendAlgorithmsAreRefusedElsewhere) {
   Registry& r = Registry::instance();
   if (!r.contains(Collective::bcast, "unit_mpi_only")) {
@@ -130,7 +153,9 @@ TEST(Selection, AutoPicksTheCheapestRegularAlgorithmByItsCostModel) {
         x.procs = procs;
         x.bytes = static_cast<double>(bytes);
         for (const Algorithm* a : Registry::instance().list(c, "sim")) {
-          if (a->cost == nullptr || a->restrictions.needs_arrival || a->restrictions.needs_two_clusters) continue;
+          if (a->cost == nullptr || a->restrictions.needs_arrival || a->restrictions.needs_two_clusters ||
+              a->restrictions.needs_clusters)
+            continue;
           EXPECT_LE(chosen.cost(x), a->cost(x))
               << name_of(c) << " P=" << procs << " bytes=" << bytes << ": " << chosen.name << " over " << a->name;
         }

@@ -15,6 +15,7 @@ std::string restrictions_text(const Restrictions& r) {
   if (r.commutative_only) add("commutative");
   if (r.needs_arrival) add("arrival");
   if (r.needs_two_clusters) add("two_clusters");
+  if (r.needs_clusters) add("clusters");
   if (!r.backend.empty()) add("backend=" + r.backend);
   return out.empty() ? "any" : out;
 }

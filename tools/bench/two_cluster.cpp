@@ -36,10 +36,25 @@ constexpr int tag_start = 30200;
 constexpr int tag_results = 30201;
 constexpr int tag_clock = 30202;
 
+/// One configuration: the size of every cluster (two, or k with --clusters).
 struct Config {
-  int n1 = 0;
-  int n2 = 0;
+  std::vector<int> sizes;
+  [[nodiscard]] int procs() const { return std::accumulate(sizes.begin(), sizes.end(), 0); }
 };
+
+std::string sizes_label(const std::vector<int>& sizes) {
+  std::string s;
+  for (const int n : sizes) s += (s.empty() ? "" : "+") + std::to_string(n);
+  return s;
+}
+
+/// The platform label of a generated platform: generated-two-clusters-30-20,
+/// generated-clusters-3-5-2.
+std::string generated_name(const std::vector<int>& sizes) {
+  std::string s = sizes.size() == 2 ? "generated-two-clusters" : "generated-clusters";
+  for (const int n : sizes) s += "-" + std::to_string(n);
+  return s;
+}
 
 /// What one rank measured in one call, on rank 0's clock.
 struct Sample {
@@ -65,10 +80,12 @@ std::uint8_t payload(int src, int dst, std::uint64_t e) {
 
 std::vector<Config> configs_of(const TwoClusterOptions& o) {
   std::vector<Config> out;
-  if (o.scaling.empty()) {
-    out.push_back({o.n1, o.n2});
+  if (!o.clusters.empty()) {
+    out.push_back({o.clusters});
+  } else if (o.scaling.empty()) {
+    out.push_back({{o.n1, o.n2}});
   } else {
-    for (int n : o.scaling_n1) out.push_back({n, o.scaling == "equal" ? n : 2 * n});
+    for (int n : o.scaling_n1) out.push_back({{n, o.scaling == "equal" ? n : 2 * n}});
   }
   return out;
 }
@@ -83,8 +100,18 @@ void validate(const TwoClusterOptions& o, const BackendOptions& b) {
   if (!o.scaling.empty() && b.backend == "mpi") {
     throw InvalidArgument("--scaling", "a scaling sweep needs one job per size on mpi: run --n1/--n2 jobs instead");
   }
+  if (!o.clusters.empty()) {
+    if (!o.scaling.empty()) throw InvalidArgument("--clusters", "cannot be combined with --scaling");
+    if (o.clusters.size() < 2) throw InvalidArgument("--clusters", "name the sizes of at least two clusters");
+    for (const int n : o.clusters) {
+      if (n < 1)
+        throw InvalidArgument("--clusters", "every cluster needs a rank (got " + sizes_label(o.clusters) + ")");
+    }
+  }
   for (const Config& c : configs_of(o)) {
-    if (c.n1 < 1 || (c.n2 < 1 && b.backend == "sim")) throw InvalidArgument("--n1/--n2", "both clusters need a rank");
+    if (c.sizes[0] < 1 || (c.sizes[1] < 1 && b.backend == "sim")) {
+      throw InvalidArgument("--n1/--n2", "both clusters need a rank");
+    }
   }
   if (o.sizes.empty()) throw InvalidArgument("--sizes", "name at least one size");
   if (o.layout != "auto" && o.layout != "zones" && o.layout != "ranks" && o.layout != "hosts") {
@@ -106,14 +133,16 @@ std::vector<std::string> algorithms_of(const TwoClusterOptions& o, const Backend
 }
 
 /// Renumbers the ranks of a Comm so that cluster 0's ranks come first (ranks 0..n1-1),
-/// as when mpirun is given each cluster's hosts in turn; the simulated placement of a
-/// sweep interleaves the clusters' hosts. logical rank l is inner rank order[l].
+/// then cluster 1's, and so on, as when mpirun is given each cluster's hosts in turn; the
+/// simulated placement of a sweep interleaves the clusters' hosts. logical rank l is inner
+/// rank order[l].
 class ClusterOrderComm final : public Comm {
  public:
   ClusterOrderComm(Comm& inner, const ClusterLayout& layout) : inner_(inner) {
-    order_ = layout.members(0);
-    const std::vector<int> second = layout.members(1);
-    order_.insert(order_.end(), second.begin(), second.end());
+    for (int c = 0; c < layout.clusters(); ++c) {
+      const std::vector<int> members = layout.members(c);
+      order_.insert(order_.end(), members.begin(), members.end());
+    }
     logical_.assign(order_.size(), 0);
     for (std::size_t l = 0; l < order_.size(); ++l) logical_[static_cast<std::size_t>(order_[l])] = static_cast<int>(l);
   }
@@ -340,14 +369,16 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
   }
 }
 
-/// What dispatch runs for `name` with a layout of n1 + n2 ranks: itself, or its fallback.
-std::string selected_algorithm(const TwoClusterOptions& o, const BackendOptions& b, const std::string& name, int n1,
-                               int n2) {
+/// What dispatch runs for `name` with clusters of these sizes: itself, or its fallback.
+std::string selected_algorithm(const TwoClusterOptions& o, const BackendOptions& b, const std::string& name,
+                               const std::vector<int>& sizes) {
   CallInfo call;
   call.collective = parse_collective(o.collective);
-  call.procs = n1 + n2;
+  call.procs = std::accumulate(sizes.begin(), sizes.end(), 0);
   Hints hints;
-  if (n1 > 0 && n2 > 0) hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::split_at(n1, n2)));
+  if (sizes.size() >= 2 && std::all_of(sizes.begin(), sizes.end(), [](int n) { return n > 0; })) {
+    hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::from_sizes(sizes)));
+  }
   call.hints = &hints;
   call.backend = b.backend;
   return select_algorithm(call, name).algorithm->name;
@@ -388,15 +419,14 @@ Figure two_cluster_figure(const Report& report, bool against_bytes) {
     if (t <= 0) continue;
     const double bytes = row.number("bytes");
     if (against_bytes) {
-      lines[row.text("algorithm") + " (" + row.text("n1") + "+" + row.text("n2") + ")"].push_back(
-          {std::max(1.0, bytes), t});
+      lines[row.text("algorithm") + " (" + row.text("clusters") + ")"].push_back({std::max(1.0, bytes), t});
     } else {
       lines[row.text("algorithm") + " " + size_label(bytes)].push_back({row.number("n1") + row.number("n2"), t});
     }
   }
   Figure f;
   f.title = (report.rows.empty() ? std::string() : report.rows.front().text("collective")) +
-            " between two clusters: time of one call";
+            " between clusters: time of one call";
   f.x_label = against_bytes ? "message size M(i,j)" : "processes n1 + n2";
   f.y_label = "time";
   f.log_y = 10;
@@ -457,20 +487,26 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
   if (sim) {
     // The platform: as given, a shipped one with these sizes, or one generated for them.
     int hosts = 0;
-    for (const Config& c : configs) hosts = std::max(hosts, c.n1 + c.n2);
+    for (const Config& c : configs) hosts = std::max(hosts, c.procs());
+    // The shipped platforms, by the sizes of their clusters in rank order.
+    const std::vector<std::pair<std::vector<int>, const char*>> shipped{{{30, 30}, "two-clusters-30-30"},
+                                                                        {{20, 40}, "two-clusters-20-40"},
+                                                                        {{18, 30, 12}, "three-clusters-18-30-12"},
+                                                                        {{16, 4, 24, 12}, "four-clusters-16-4-24-12"}};
+    const auto match = std::find_if(shipped.begin(), shipped.end(),
+                                    [&](const auto& s) { return configs.size() == 1 && configs[0].sizes == s.first; });
     if (!o.platform.empty()) {
       b.platform = o.platform;
-    } else if (configs.size() == 1 && configs[0].n1 == 30 && configs[0].n2 == 30) {
-      b.platform = "two-clusters-30-30";
-    } else if (configs.size() == 1 && configs[0].n1 == 20 && configs[0].n2 == 40) {
-      b.platform = "two-clusters-20-40";
+    } else if (match != shipped.end()) {
+      b.platform = match->second;
     } else {
       // Hosts in placement order: for a sweep, a repeating pattern (one of cluster 0, then
       // one or two of cluster 1) so that the first n1+n2 hosts of every point split right.
       std::vector<int> pattern;
       if (configs.size() == 1) {
-        pattern.assign(static_cast<std::size_t>(configs[0].n1), 0);
-        pattern.resize(static_cast<std::size_t>(hosts), 1);
+        for (std::size_t c = 0; c < configs[0].sizes.size(); ++c) {
+          pattern.insert(pattern.end(), static_cast<std::size_t>(configs[0].sizes[c]), static_cast<int>(c));
+        }
       } else {
         const int per = o.scaling == "equal" ? 1 : 2;
         while (static_cast<int>(pattern.size()) < hosts) {
@@ -483,11 +519,9 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
       std::ofstream(generated) << two_cluster_platform_xml(pattern);
       b.platform = generated.string();
     }
-    platform_name = generated.empty()
-                        ? platform_label(b)
-                        : (configs.size() == 1 ? "generated-two-clusters-" + std::to_string(configs[0].n1) + "-" +
-                                                     std::to_string(configs[0].n2)
-                                               : "generated-two-clusters-" + o.scaling);
+    platform_name = generated.empty() ? platform_label(b)
+                                      : (configs.size() == 1 ? generated_name(configs[0].sizes)
+                                                             : "generated-two-clusters-" + o.scaling);
   }
   report.metadata.emplace_back("platform", platform_name);
 
@@ -503,7 +537,7 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
   for (const Config& config : configs) {
     // The layout of this configuration's ranks.
     std::shared_ptr<const ClusterLayout> layout;
-    int procs = config.n1 + config.n2;
+    int procs = config.procs();
     const std::string how = o.layout == "auto" ? (sim ? "zones" : "ranks") : o.layout;
 #ifdef RAGGED_BENCH_WITH_SIM
     if (sim) {
@@ -518,7 +552,7 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
       }
     }
 #endif
-    if (how == "ranks") layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(config.n1, config.n2));
+    if (how == "ranks") layout = std::make_shared<ClusterLayout>(ClusterLayout::from_sizes(config.sizes));
 
     // Scale: the largest real message that keeps every rank's buffers within the budget
     // (send + receive + about as much again inside the algorithms).
@@ -544,12 +578,10 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
 
     // On sim the ranks are renumbered cluster by cluster (ClusterOrderComm).
     std::shared_ptr<const ClusterLayout> ordered_layout;
-    if (sim)
-      ordered_layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(layout->size_of(0), layout->size_of(1)));
+    if (sim) ordered_layout = std::make_shared<ClusterLayout>(ClusterLayout::from_sizes(layout->sizes()));
     std::vector<std::vector<std::vector<std::vector<Sample>>>> samples;  // [point][algorithm][rank][iteration]
     std::vector<std::vector<std::vector<std::vector<Sample>>>> collected(points.size());
-    int cluster0 = layout ? layout->size_of(0) : config.n1;
-    int cluster1 = layout ? layout->size_of(1) : config.n2;
+    std::vector<int> cluster_sizes = layout ? layout->sizes() : config.sizes;
     if (sim) {
 #ifdef RAGGED_BENCH_WITH_SIM
       // One simulation per point: its bandwidth scale applies between runs.
@@ -570,12 +602,14 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
       run_ranks(b, [&](Comm& comm) {
         if (how == "hosts") {
           layout = std::make_shared<ClusterLayout>(exchange_labels(comm, host_prefix(host_label())));
+        } else if (!o.clusters.empty() && config.procs() != comm.size()) {
+          throw InvalidArgument("--clusters", "the clusters have " + std::to_string(config.procs()) +
+                                                  " ranks, the job " + std::to_string(comm.size()));
         } else if (!layout || layout->size() != comm.size()) {
-          const int n2 = comm.size() - config.n1;
-          layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(config.n1, n2));
+          const int n2 = comm.size() - config.sizes[0];
+          layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(config.sizes[0], n2));
         }
-        cluster0 = layout->size_of(0);
-        cluster1 = layout->size_of(1);
+        cluster_sizes = layout->sizes();
         measure(comm, o, algorithms, points, layout, iterations, warmup, false, samples);
         if (comm.rank() == 0) {
           printing = true;
@@ -621,9 +655,10 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
             .set("platform", platform_name)
             .set("collective", o.collective)
             .set("algorithm", algorithms[ai])
-            .set("selected", selected_algorithm(o, backend, algorithms[ai], cluster0, cluster1))
-            .set("n1", std::int64_t{cluster0})
-            .set("n2", std::int64_t{cluster1})
+            .set("selected", selected_algorithm(o, backend, algorithms[ai], cluster_sizes))
+            .set("n1", std::int64_t{cluster_sizes.empty() ? 0 : cluster_sizes[0]})
+            .set("n2", std::int64_t{cluster_sizes.size() < 2 ? 0 : cluster_sizes[1]})
+            .set("clusters", sizes_label(cluster_sizes))
             .set("bytes", static_cast<std::int64_t>(pt.bytes))
             .set("time_s", median(times))
             .set("backbone_messages", counted ? static_cast<std::int64_t>(messages) : std::int64_t{-1})

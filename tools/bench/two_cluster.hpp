@@ -1,15 +1,17 @@
 // ragged-bench two-cluster: the experiments of seed 001 §5. An alltoall (or,
 // beyond the paper, an alltoallv) between two clusters joined by a backbone,
 // timed for every algorithm, with the backbone messages and bytes measured by
-// counting every send that crosses (CountingComm), not computed.
+// counting every send that crosses (CountingComm), not computed. Beyond the
+// paper too, --clusters runs it on k >= 2 clusters.
 //
 //   sizes:    n1 = n2 = 30 and n1 = 20, n2 = 40, messages of 2^k bytes (Fig. 4)
 //   scaling:  n1 = n2 ("equal", Fig. 5) and n2 = 2·n1 ("double", Fig. 6) at 64 KiB
 //             and 512 KiB
 //
 // On sim, a platform with the clusters' exact sizes is used: the shipped
-// two-clusters-30-30 / -20-40 when they fit, otherwise one generated with the same
-// numbers (1 GbE nodes, 10 Gbit/s backbone, 10 ms one way). Large messages are
+// two-clusters-30-30 / -20-40, three-clusters-18-30-12 or four-clusters-16-4-24-12
+// when they fit, otherwise one generated with the same numbers (1 GbE nodes,
+// 10 Gbit/s backbone, 10 ms one way). Large messages are
 // simulated at scale: the ranks move size/s real bytes while every link's
 // bandwidth is divided by s, which leaves every simulated time unchanged (CM02
 // without cross traffic is linear in bytes over bandwidth) and keeps the memory
@@ -32,6 +34,8 @@ struct TwoClusterOptions {
   std::vector<std::string> algorithms;
   int n1 = 30;
   int n2 = 30;
+  /// Sizes of k >= 2 clusters (--clusters); when set, they replace n1 and n2.
+  std::vector<int> clusters;
   /// Bytes of one message M(i,j) (alltoallv: the mean block size).
   std::vector<std::uint64_t> sizes;
   /// "" (one cluster pair), "equal" (n1 = n2 = each of scaling_n1) or "double" (n2 = 2·n1).
@@ -62,7 +66,9 @@ Report run_two_cluster(const TwoClusterOptions& options, const BackendOptions& b
 
 /// The platform XML for clusters "nancy" and "rennes" with the numbers of the shipped
 /// two-cluster platforms. `pattern` lists the cluster (0 or 1) of each host in the order
-/// the sim backend places ranks on them.
+/// the sim backend places ranks on them. With clusters 0..k-1 in `pattern`, k >= 3, the
+/// clusters are "site-0" .. "site-<k-1>" on the star backbone of the shipped k-cluster
+/// platforms (platforms/README.md).
 std::string two_cluster_platform_xml(const std::vector<int>& pattern);
 
 /// Block size (bytes) of the alltoallv from `src` to `dst` for mean size `mean`.

@@ -12,6 +12,9 @@ CLI::App* add_two_cluster_command(CLI::App& app, Common& common, Runner& chosen)
   cmd.list("--algorithms", o->algorithms, "", "comma-separated names (default: every one of the collective)");
   cmd->add_option("--n1", o->n1, "processes of the first cluster")->capture_default_str();
   cmd->add_option("--n2", o->n2, "processes of the second cluster (mpi: the rest of the job)")->capture_default_str();
+  cmd.counts("--clusters", o->clusters, "",
+             "sizes of k >= 2 clusters, comma-separated, instead of --n1/--n2 (beyond the paper; mpi: they must add "
+             "up to the job)");
   cmd.counts("--sizes", o->sizes, "",
              "bytes of one message M(i,j), comma-separated (K/Ki, M/Mi); default 1,2,4,...,16Mi, or 64Ki,512Ki with "
              "--scaling");

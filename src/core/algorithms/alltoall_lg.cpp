@@ -1,7 +1,8 @@
 // alltoall "lg": the Local Group algorithm of seed 001 (§4.1) for two clusters
-// C1 (n1 ranks) and C2 (n2 ranks) joined by a slow backbone. The mapping of
-// which process holds which block is the pure plan of plans/lg_plan.hpp; this
-// file moves the bytes.
+// C1 (n1 ranks) and C2 (n2 ranks) joined by a slow backbone, and beyond the paper
+// for k >= 2 clusters (the two-cluster algorithm on every pair of clusters, its
+// local phases merged). The mapping of which process holds which block is the
+// pure plan of plans/lg_plan.hpp; this file moves the bytes.
 //
 //   local phase (each cluster on its own network, all messages at once):
 //     C1:  i sends j its block M(i,j) together with every M(i,k), k in C2,
@@ -15,12 +16,22 @@
 //       C1: 0 1 2                  step 1: 0<=>3 1<=>4 2<=>5
 //       C2: 3 4 5 | 6 7 8 | 9      step 2: 0<=>6 1<=>7 2<=>8     step 3: 0<=>9
 //
-// Backbone: 2·max(n1,n2) messages instead of 2·n1·n2. When n1 > n2 the smaller
-// cluster plays C1's part. Cost (α-β with local αl, βl and backbone αb, βb,
-// n1 <= n2, m bytes per block): local phase about αl + (n1+n2)·m·βl per C1 rank
-// (n2·m·βl + ... per C2 rank); backbone αb + ceil(n2/n1)·n1·m·βb for a C1 rank (its
-// steps overlap). Packing copies each crossing block twice (pack, unpack) in memory,
-// in the context's workspace, kept from call to call (Workspace::get).
+//   k clusters: i -> j (same cluster) carries M(i,j) and what j carries across for i to
+//   every other cluster; then every pair of clusters runs its backbone phase, all at once:
+//
+//       A: 0 1 2   B: 3 4 5 6 7   C: 8 9      A-B: 0<=>3 1<=>4 2<=>5 0<=>6 1<=>7
+//                                             A-C: 8<=>0 9<=>1 8<=>2
+//                                             B-C: 8<=>3 9<=>4 8<=>5 9<=>6 8<=>7
+//
+// Backbone: 2·max(n1,n2) messages instead of 2·n1·n2; with k clusters 2·max(n_a,n_b)
+// for each pair a < b (26 for 3+5+2 instead of 62). When n1 > n2 the smaller cluster
+// plays C1's part. Cost (α-β with local αl, βl and backbone αb, βb, n1 <= n2, m bytes
+// per block): local phase about αl + (n1+n2)·m·βl per C1 rank (n2·m·βl + ... per C2
+// rank); backbone αb + ceil(n2/n1)·n1·m·βb for a C1 rank (its steps overlap). With k
+// clusters and N ranks, a rank of cluster a: local αl + about N·m·βl, backbone
+// αb + about (N - n_a)·m·βb (docs/algorithms/lg.md, "k clusters"). Packing copies each
+// crossing block twice (pack, unpack) in memory, in the context's workspace, kept from
+// call to call (Workspace::get).
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -38,7 +49,7 @@ using plans::lg::Block;
 }  // namespace
 
 void alltoall_lg(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
-  const ClusterLayout& layout = internal::require_two_clusters(ctx, "lg");
+  const ClusterLayout& layout = internal::require_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
   // Named locals rather than a structured binding: the lambdas below capture them, which clang
   // before 16 does not allow for structured bindings (the fuzz preset builds with clang 14).
@@ -53,7 +64,7 @@ void alltoall_lg(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t c
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };
 
   const int my_id = ids.id(me);
-  const plans::lg::ProcessPlan plan = plans::lg::plan(ids.n1, ids.n2, my_id);
+  const plans::lg::ProcessPlan plan = plans::lg::plan(ids.sizes, my_id);
   // The blocks this rank carries across, by (src, dst) id.
   std::unordered_map<long long, const std::byte*> held;
   const auto key = [p](const Block& x) { return static_cast<long long>(x.src) * p + x.dst; };

@@ -9,9 +9,12 @@
 //   backbone phase, steps s = 1..ceil(n2/n1):  p in C1 <==> s*n1 + p in C2
 //                  no sizes needed: the receiver knows the size of every block
 //                  addressed to it (its recvcounts), the carrier learnt them above
+//   k clusters:    as alltoall "lg": the local messages carry what crosses to every
+//                  other cluster, then every pair of clusters runs its backbone phase
 //
 // A message whose blocks are all empty is not sent (both ends know its size), so
-// the backbone carries at most 2·max(n1,n2) messages, instead of up to 2·n1·n2.
+// the backbone carries at most 2·max(n1,n2) messages, instead of up to 2·n1·n2 (k
+// clusters: at most 2·max(n_a,n_b) for each pair a < b).
 // Cost against alltoall "lg": one more local message per pair of processes that
 // carries crossing blocks (a latency αl, hidden behind the payloads that follow it)
 // and 8 bytes per carried block; the backbone phase is unchanged, with each
@@ -41,7 +44,7 @@ struct Piece {
 
 void alltoallv_lg(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
                   void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type) {
-  const ClusterLayout& layout = internal::require_two_clusters(ctx, "lg");
+  const ClusterLayout& layout = internal::require_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
   Comm& comm = ctx.comm();
   const int p = comm.size();
@@ -52,7 +55,7 @@ void alltoallv_lg(Context& ctx, const void* sendbuf, std::span<const int> sendco
   std::byte* out = internal::bytes(recvbuf);
   // Dispatch checked that this rank's two counts for itself agree and copied its block.
   const int my_id = ids.id(me);
-  const plans::lg::ProcessPlan plan = plans::lg::plan(ids.n1, ids.n2, my_id);
+  const plans::lg::ProcessPlan plan = plans::lg::plan(ids.sizes, my_id);
   const auto key = [p](const Block& x) { return static_cast<long long>(x.src) * p + x.dst; };
   const auto own = [&](const Block& x) {
     const int dst = ids.rank(x.dst);

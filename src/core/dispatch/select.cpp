@@ -222,21 +222,30 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
   return x;
 }
 
-bool two_clusters(const CallInfo& call) {
+/// The call's cluster layout hint when it splits the ranks in two or more clusters, or null.
+const ClusterLayout* valid_clusters(const CallInfo& call) {
   const ClusterLayout* layout = call.hints ? call.hints->get<ClusterLayout>() : nullptr;
-  if (layout == nullptr) return false;
+  if (layout == nullptr) return nullptr;
   try {
     layout->check(call.procs);
   } catch (const InvalidArgument&) {
-    return false;
+    return nullptr;
   }
-  return true;
+  return layout;
+}
+
+bool two_clusters(const CallInfo& call) {
+  const ClusterLayout* layout = valid_clusters(call);
+  return layout != nullptr && layout->clusters() == 2;
 }
 
 /// Why `a` cannot run this call, or empty.
 std::string failed_restriction(const Algorithm& a, const CallInfo& call) {
   if (a.restrictions.commutative_only && !call.commutative) return "needs a commutative operator";
   if (a.restrictions.needs_two_clusters && !two_clusters(call)) return "needs a two-cluster layout hint";
+  if (a.restrictions.needs_clusters && valid_clusters(call) == nullptr) {
+    return "needs a cluster layout hint (two or more clusters)";
+  }
   return {};
 }
 

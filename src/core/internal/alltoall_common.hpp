@@ -1,5 +1,5 @@
 // Helpers shared by the alltoall and alltoallv algorithm files: the cluster layout
-// of the two-cluster ones and block addressing. Dispatch has checked the arguments,
+// of the cluster-aware ones and block addressing. Dispatch has checked the arguments,
 // resolved in_place and copied each rank's own block before an algorithm runs.
 #pragma once
 
@@ -15,8 +15,10 @@ namespace ragged::internal {
 
 /// The context's cluster layout hint, checked against its communicator; throws
 /// InvalidArgument ("options.hints") naming `algorithm` when it is missing or does not
-/// split the communicator in two. (Dispatch falls back before that happens; this is
-/// the algorithm's own guard.) Defined in src/core/topology.cpp.
+/// split the communicator in two or more clusters. (Dispatch falls back before that
+/// happens; this is the algorithm's own guard.) Defined in src/core/topology.cpp.
+const ClusterLayout& require_clusters(const Context& ctx, const char* algorithm);
+/// The same, for an algorithm that needs exactly two clusters.
 const ClusterLayout& require_two_clusters(const Context& ctx, const char* algorithm);
 
 /// What every alltoall algorithm starts from: the communicator, its size and this rank, the
@@ -65,21 +67,19 @@ class AlltoallvSource {
   const std::byte* data_ = nullptr;
 };
 
-/// The two-cluster numbering of the LG plan: cluster 0's ranks (ascending) are ids
-/// 0..n1-1, cluster 1's are n1..n1+n2-1.
+/// The numbering of the LG plan: cluster 0's ranks (ascending) are ids 0..n_0-1,
+/// cluster 1's the next n_1 ids, and so on (for two clusters: n1 then n2).
 struct LgIds {
-  int n1 = 0;
-  int n2 = 0;
+  std::vector<int> sizes;    ///< ranks of each cluster
   std::vector<int> rank_of;  ///< id -> rank
   std::vector<int> id_of;    ///< rank -> id
 
   explicit LgIds(const ClusterLayout& layout) {
-    const std::vector<int> c0 = layout.members(0);
-    const std::vector<int> c1 = layout.members(1);
-    n1 = static_cast<int>(c0.size());
-    n2 = static_cast<int>(c1.size());
-    rank_of = c0;
-    rank_of.insert(rank_of.end(), c1.begin(), c1.end());
+    for (int c = 0; c < layout.clusters(); ++c) {
+      const std::vector<int> members = layout.members(c);
+      sizes.push_back(static_cast<int>(members.size()));
+      rank_of.insert(rank_of.end(), members.begin(), members.end());
+    }
     id_of.assign(rank_of.size(), -1);
     for (std::size_t id = 0; id < rank_of.size(); ++id)
       id_of[static_cast<std::size_t>(rank_of[id])] = static_cast<int>(id);

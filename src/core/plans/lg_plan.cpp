@@ -129,4 +129,144 @@ ProcessPlan plan(int n1, int n2, int me) {
   return out;
 }
 
+// ---------------------------------------------------------------- k clusters
+
+namespace {
+
+// The k-cluster numbering and its two-cluster views: the pair of clusters (lo, hi),
+// lo < hi, numbers lo's processes 0..n_lo-1 and hi's n_lo..n_lo+n_hi-1.
+struct Clusters {
+  std::vector<int> sizes;
+  std::vector<int> first;       // first id of each cluster
+  std::vector<int> cluster_of;  // id -> cluster
+
+  explicit Clusters(const std::vector<int>& cluster_sizes) : sizes(cluster_sizes) {
+    assert(sizes.size() >= 2);
+    int at = 0;
+    for (std::size_t c = 0; c < sizes.size(); ++c) {
+      assert(sizes[c] >= 1);
+      first.push_back(at);
+      cluster_of.insert(cluster_of.end(), static_cast<std::size_t>(sizes[c]), static_cast<int>(c));
+      at += sizes[c];
+    }
+  }
+  [[nodiscard]] int k() const { return static_cast<int>(sizes.size()); }
+  [[nodiscard]] int total() const { return static_cast<int>(cluster_of.size()); }
+  [[nodiscard]] int cluster(int id) const { return cluster_of[static_cast<std::size_t>(id)]; }
+  [[nodiscard]] int size(int c) const { return sizes[static_cast<std::size_t>(c)]; }
+  [[nodiscard]] int start(int c) const { return first[static_cast<std::size_t>(c)]; }
+  // id in the two-cluster numbering of the pair (lo, hi), and back.
+  [[nodiscard]] int to_pair(int lo, int id) const {
+    return cluster(id) == lo ? id - start(lo) : size(lo) + id - start(cluster(id));
+  }
+  [[nodiscard]] int from_pair(int lo, int hi, int v) const {
+    return v < size(lo) ? start(lo) + v : start(hi) + v - size(lo);
+  }
+
+  [[nodiscard]] int holder_k(int src, int dst) const {
+    const int a = cluster(src);
+    const int b = cluster(dst);
+    if (a == b) return dst;
+    const int lo = std::min(a, b);
+    const int hi = std::max(a, b);
+    return from_pair(lo, hi, holder(size(lo), size(hi), to_pair(lo, src), to_pair(lo, dst)));
+  }
+
+  // Partners of `me`, round by round: its r-th partner in every other cluster (ascending
+  // cluster) before any (r+1)-th.
+  [[nodiscard]] std::vector<int> partners_k(int me) const {
+    const int mine = cluster(me);
+    std::vector<std::vector<int>> per_cluster;
+    std::size_t rounds = 0;
+    for (int c = 0; c < k(); ++c) {
+      if (c == mine) continue;
+      const int lo = std::min(mine, c);
+      const int hi = std::max(mine, c);
+      std::vector<int> ps = partners(size(lo), size(hi), to_pair(lo, me));
+      for (int& p : ps) p = from_pair(lo, hi, p);
+      rounds = std::max(rounds, ps.size());
+      per_cluster.push_back(std::move(ps));
+    }
+    std::vector<int> out;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      for (const std::vector<int>& ps : per_cluster) {
+        if (r < ps.size()) out.push_back(ps[r]);
+      }
+    }
+    return out;
+  }
+};
+
+}  // namespace
+
+int holder(const std::vector<int>& sizes, int src, int dst) {
+  const Clusters cl(sizes);
+  assert(src >= 0 && src < cl.total() && dst >= 0 && dst < cl.total());
+  return cl.holder_k(src, dst);
+}
+
+std::vector<int> partners(const std::vector<int>& sizes, int me) {
+  const Clusters cl(sizes);
+  assert(me >= 0 && me < cl.total());
+  return cl.partners_k(me);
+}
+
+ProcessPlan plan(const std::vector<int>& sizes, int me) {
+  const Clusters cl(sizes);
+  assert(me >= 0 && me < cl.total());
+  const int mine = cl.cluster(me);
+  const int first = cl.start(mine);
+  const int size = cl.size(mine);
+  const int offset = me - first;
+  std::vector<std::vector<int>> partners_of(static_cast<std::size_t>(cl.total()));
+  const auto partners_cached = [&](int id) -> const std::vector<int>& {
+    std::vector<int>& ps = partners_of[static_cast<std::size_t>(id)];
+    if (ps.empty()) ps = cl.partners_k(id);  // every process has a partner: k >= 2
+    return ps;
+  };
+
+  // As in the two-cluster plan: the blocks (src, d) that `h` holds after the local phase
+  // have d == h or d one of h's partners.
+  auto held_from = [&](int src, int h) {
+    std::vector<Block> out;
+    if (cl.holder_k(src, h) == h) out.push_back({src, h});
+    for (int d : partners_cached(h)) {
+      if (cl.holder_k(src, d) == h) out.push_back({src, d});
+    }
+    sort_blocks(out);
+    return out;
+  };
+
+  ProcessPlan out;
+  out.keep = held_from(me, me);
+  for (int j = 1; j < size; ++j) {
+    const int to = first + (offset + j) % size;
+    const int from = first + (offset - j + size) % size;
+    out.local_sends.push_back({to, held_from(me, to)});
+    out.local_recvs.push_back({from, held_from(from, me)});
+  }
+  for (int t : partners_cached(me)) {
+    Exchange e;
+    e.peer = t;
+    const int theirs = cl.cluster(t);
+    for (int q = first; q < first + size; ++q) {
+      if (cl.holder_k(q, t) == me) e.send.push_back({q, t});
+    }
+    for (int q = cl.start(theirs); q < cl.start(theirs) + cl.size(theirs); ++q) {
+      if (cl.holder_k(q, me) == t) e.recv.push_back({q, me});
+    }
+    // Built in (src, dst) order already: src ascending, one dst.
+    out.backbone.push_back(std::move(e));
+  }
+  return out;
+}
+
+long long backbone_messages(const std::vector<int>& sizes) {
+  long long total = 0;
+  for (std::size_t a = 0; a < sizes.size(); ++a) {
+    for (std::size_t b = a + 1; b < sizes.size(); ++b) total += 2LL * std::max(sizes[a], sizes[b]);
+  }
+  return total;
+}
+
 }  // namespace ragged::plans::lg
