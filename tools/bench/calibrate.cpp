@@ -5,10 +5,15 @@
 //              set-up (Open MPI over TCP connects a pair at its first message)
 //   alpha      half the 0-byte round trip with rank 1
 //   sizes      half the round trip per size: below the eager limit alpha + s beta, above it one
-//              handshake more; the first size that pays it is the limit, the extra the handshake
+//              handshake more; the size whose time jumps most is the limit, the median extra
+//              above the line from there on the handshake
 //   beta       the slope between the two largest sizes
 //   gap        N small messages rank 0 sends back to back, as rank 1 completes them: (last -
 //              first) / (N - 1), LogGP's g
+//   loaded     every rank sends the largest size to its right neighbour and receives from its
+//              left at once (a ring step, what collectives do): (time - alpha) / size is the
+//              beta of a loaded network. On a testbed whose hosts share the machine's cores it
+//              is well above the ping-pong's (CPU, not wire); the platform uses it.
 //
 // The platform: one switch, a link per host of 1/beta bytes per second and alpha/2 latency
 // (a route crosses two), and the zone properties of docs/backends/sim.md ("Protocol"); the
@@ -71,6 +76,7 @@ struct Measured {
   double alpha = 0;
   double beta = 0;
   double gap = 0;
+  double loaded_beta = 0;
   std::vector<double> half;  ///< per size
   std::size_t eager_limit = 0;
   double handshake = 0;  ///< the median extra of the sizes at or above the limit
@@ -87,12 +93,14 @@ void write_platform(const std::string& path, const Measured& m, int hosts) {
   if (!out) throw InvalidArgument("--platform-out", "cannot write '" + path + "'");
   const double link_latency = m.alpha / 2;
   const double rtt = 2 * m.alpha;
-  const double bandwidth = m.beta > 0 ? 1 / m.beta : 1e12;
+  const double beta = std::max(m.beta, m.loaded_beta);
+  const double bandwidth = beta > 0 ? 1 / beta : 1e12;
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       << "<!-- Written by ragged-bench calibrate (docs/calibration.md) from ping-pongs on the network it ran on:\n"
       << "     alpha " << fmt(m.alpha) << " s (half the 0-byte round trip), beta " << fmt(m.beta)
-      << " s/B, per-message gap " << fmt(m.gap) << " s,\n"
+      << " s/B (ping-pong), " << fmt(m.loaded_beta) << " s/B (every rank at once; the links use the larger),\n"
+      << "     per-message gap " << fmt(m.gap) << " s,\n"
       << "     eager limit " << m.eager_limit << " B, rendezvous handshake " << fmt(m.handshake)
       << " s, connection set-up " << fmt(m.connect) << " s. -->\n"
       << "<platform version=\"4.1\">\n"
@@ -169,8 +177,20 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
       comm.wait_all(sends);
       comm.recv(1, tag_ping, &gap, sizeof gap);
     }
+    // A loaded ring step of the largest size, every rank at once.
+    std::vector<double> step;
+    std::vector<std::byte> in(buffer.size());
+    const int right = (comm.rank() + 1) % p;
+    const int left = (comm.rank() + p - 1) % p;
+    for (int it = 0; it < std::max(3, o.iterations / 4); ++it) {
+      barrier(comm);
+      const double t0 = comm.runtime().now();
+      comm.sendrecv(right, tag_ping, buffer.data(), buffer.size(), left, tag_ping, in.data(), in.size());
+      step.push_back(comm.runtime().now() - t0);
+    }
     barrier(comm);
     if (comm.rank() != 0) return;
+    m.loaded_beta = std::max(0.0, median(step) - median(zero)) / static_cast<double>(buffer.size());
     printing = true;
     procs = p;
     m.connect = connect;
@@ -181,24 +201,28 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
   Report report;
   report.experiment = "calibrate";
   if (!printing) return report;
-  // beta from the two largest sizes; the eager line alpha + s beta; the limit is the first
-  // size that pays more than half an alpha above it (a handshake costs a round trip).
+  // beta from the two largest sizes, alpha from 0 bytes: the eager line alpha + s beta. The
+  // limit is the size where the time jumps most above what beta gives for the step from the
+  // size before (a handshake, and on a token-bucket shaper the end of its burst credit); the
+  // handshake is the median of the sizes at or above it over the eager line.
   const std::size_t k = sizes.size();
   m.beta = std::max(0.0, (m.half[k - 1] - m.half[k - 2]) / static_cast<double>(sizes[k - 1] - sizes[k - 2]));
   std::vector<double> extra(k);
   for (std::size_t i = 0; i < k; ++i) extra[i] = m.half[i] - (m.alpha + m.beta * static_cast<double>(sizes[i]));
   const double threshold = std::max(m.alpha / 2, 1e-6);
   std::size_t first = k;
-  for (std::size_t i = 0; i < k; ++i) {
-    if (extra[i] > threshold) {
+  double largest = threshold;
+  for (std::size_t i = 1; i < k; ++i) {
+    const double jump = m.half[i] - m.half[i - 1] - m.beta * static_cast<double>(sizes[i] - sizes[i - 1]);
+    if (jump > largest) {
+      largest = jump;
       first = i;
-      break;
     }
   }
   if (first < k) {
     m.eager_limit = static_cast<std::size_t>(sizes[first]);
     std::vector<double> above(extra.begin() + static_cast<std::ptrdiff_t>(first), extra.end());
-    m.handshake = median(above);
+    m.handshake = std::max(0.0, median(above));
   }
   report.metadata = {{"backend", b.backend},
                      {"platform", platform_label(b)},
@@ -206,6 +230,7 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
                      {"iterations", std::to_string(o.iterations)},
                      {"alpha_s", significant(m.alpha)},
                      {"beta_s_per_byte", significant(m.beta)},
+                     {"loaded_beta_s_per_byte", significant(m.loaded_beta)},
                      {"message_gap_s", significant(m.gap)},
                      {"eager_limit_bytes", std::to_string(m.eager_limit)},
                      {"rendezvous_s", significant(m.handshake)},

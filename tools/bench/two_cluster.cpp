@@ -15,6 +15,7 @@
 #include <string>
 
 #include "options.hpp"
+#include "plans/lower_bound.hpp"
 #include "plot.hpp"
 #include "ragged/alltoall.hpp"
 #include "ragged/clock.hpp"
@@ -35,6 +36,7 @@ namespace {
 constexpr int tag_start = 30200;
 constexpr int tag_results = 30201;
 constexpr int tag_clock = 30202;
+constexpr int tag_link = 30203;
 
 /// One configuration: the size of every cluster (two, or k with --clusters).
 struct Config {
@@ -300,12 +302,34 @@ StartClock start_clock(Comm& comm, bool global_clock) {
 }
 
 /// Measures every algorithm at every point on this rank; rank 0 collects every rank's samples
-/// into samples[point][algorithm][rank][iteration].
+/// into samples[point][algorithm][rank][iteration], and the lower bound of each point's call
+/// into bounds[point] (plans/lower_bound.hpp: every rank starting together, each host's link;
+/// neither the backbone nor TCP windows, so the bound is far below what crosses a backbone).
 void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::string>& algorithms,
              const std::vector<Point>& points, const std::shared_ptr<const ClusterLayout>& layout, int iterations,
-             int warmup, bool global_clock, std::vector<std::vector<std::vector<std::vector<Sample>>>>& samples) {
+             int warmup, bool global_clock, std::vector<std::vector<std::vector<std::vector<Sample>>>>& samples,
+             std::vector<double>& bounds) {
   const int p = comm.size();
   const int me = comm.rank();
+  const LinkModel link = bound_link(comm, tag_link, measure_link(comm, tag_link));
+  if (me == 0) {
+    bounds.clear();
+    const auto n = static_cast<std::size_t>(p);
+    for (const Point& point : points) {
+      std::vector<std::vector<double>> bytes(n, std::vector<double>(n, 0.0));
+      for (int i = 0; i < p; ++i) {
+        for (int j = 0; j < p; ++j) {
+          bytes[static_cast<std::size_t>(i)][static_cast<std::size_t>(j)] =
+              o.collective == "alltoall" ? static_cast<double>(point.real)
+                                         : static_cast<double>(alltoallv_block(o, point.bytes, i, j) /
+                                                               static_cast<std::uint64_t>(point.scale));
+        }
+      }
+      const std::vector<double> per_rank =
+          plans::bound::alltoallv(std::vector<double>(n, 0.0), bytes, {link.alpha, link.beta});
+      bounds.push_back(*std::max_element(per_rank.begin(), per_rank.end()));
+    }
+  }
   Runtime& rt = comm.runtime();
   const StartClock clock = start_clock(comm, global_clock);
   CountingComm counting(comm, layout);
@@ -581,6 +605,8 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
     if (sim) ordered_layout = std::make_shared<ClusterLayout>(ClusterLayout::from_sizes(layout->sizes()));
     std::vector<std::vector<std::vector<std::vector<Sample>>>> samples;  // [point][algorithm][rank][iteration]
     std::vector<std::vector<std::vector<std::vector<Sample>>>> collected(points.size());
+    std::vector<double> bounds;  // per point, on rank 0
+    std::vector<double> collected_bounds(points.size(), 0.0);
     std::vector<int> cluster_sizes = layout ? layout->sizes() : config.sizes;
     if (sim) {
 #ifdef RAGGED_BENCH_WITH_SIM
@@ -591,8 +617,11 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
         run.procs = procs;
         run_ranks(run, [&](Comm& comm) {
           ClusterOrderComm ordered(comm, *layout);
-          measure(ordered, o, algorithms, {points[pi]}, ordered_layout, iterations, warmup, true, samples);
-          if (comm.rank() == 0) collected[pi] = std::move(samples[0]);
+          measure(ordered, o, algorithms, {points[pi]}, ordered_layout, iterations, warmup, true, samples, bounds);
+          if (comm.rank() == 0) {
+            collected[pi] = std::move(samples[0]);
+            collected_bounds[pi] = bounds[0];
+          }
         });
       }
       scale_sim_bandwidth(1);
@@ -610,9 +639,10 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
           layout = std::make_shared<ClusterLayout>(ClusterLayout::split_at(config.sizes[0], n2));
         }
         cluster_sizes = layout->sizes();
-        measure(comm, o, algorithms, points, layout, iterations, warmup, false, samples);
+        measure(comm, o, algorithms, points, layout, iterations, warmup, false, samples, bounds);
         if (comm.rank() == 0) {
           printing = true;
+          collected_bounds = bounds;
           for (std::size_t pi = 0; pi < points.size(); ++pi) collected[pi] = std::move(samples[pi]);
         }
       });
@@ -661,6 +691,9 @@ Report run_two_cluster(const TwoClusterOptions& o, const BackendOptions& backend
             .set("clusters", sizes_label(cluster_sizes))
             .set("bytes", static_cast<std::int64_t>(pt.bytes))
             .set("time_s", median(times))
+            .set("bound_s", collected_bounds[pi])
+            .set("bound_ratio",
+                 collected_bounds[pi] > 0 ? Value(median(times) / collected_bounds[pi]) : Value(std::string()))
             .set("backbone_messages", counted ? static_cast<std::int64_t>(messages) : std::int64_t{-1})
             .set("backbone_bytes", counted ? static_cast<std::int64_t>(bytes * pt.scale) : std::int64_t{-1})
             .set("local_messages", counted ? static_cast<std::int64_t>(local) : std::int64_t{-1})
