@@ -146,6 +146,11 @@ inline double bcast_linear(const CostInput& x) { return (x.procs - 1) * tau(x); 
 /// The same critical path as bcast_binomial in the model; listed after it, so `auto` keeps
 /// "binomial" on ties.
 inline double bcast_binomial_blocking(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
+/// Binomial scatter of P pieces, ring allgather of them (bcast_scatter_allgather.cpp).
+inline double bcast_scatter_allgather(const CostInput& x) {
+  const double p = x.procs;
+  return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
+}
 inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
 
 // gather and scatter (m = one rank's block)
