@@ -168,6 +168,19 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
                    .algorithm->restrictions.needs_arrival);
 }
 
+TEST(Selection, AutoBroadcastsSmallMessagesByTheTreeAndLargeOnesByScatterAllgatherOrTheChain) {
+  const auto chosen = [](int procs, std::size_t bytes) {
+    return select_algorithm(call_of(Collective::bcast, procs, bytes), "auto").algorithm->name;
+  };
+  EXPECT_EQ(chosen(28, 1024), "binomial");
+  EXPECT_EQ(chosen(28, 64 << 10), "scatter_allgather");
+  EXPECT_EQ(chosen(28, 1 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(28, 8 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(48, 8 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(2, 8 << 20), "binomial");  // one hop: nothing to pipeline or scatter
+  EXPECT_EQ(chosen(4, 1024), "binomial");
+}
+
 TEST(Selection, AllreduceCountsImbalanceInSegmentsOfOneRanksShare) {
   const LinkModel link{50e-6, 1.0 / 117.5e6};
   std::vector<double> late(48, 0.0);

@@ -39,7 +39,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
+#include "plans/pipelined_chain_plan.hpp"
 #include "plans/prd_plan.hpp"
 #include "ragged/registry.hpp"
 
@@ -150,6 +152,13 @@ inline double bcast_binomial_blocking(const CostInput& x) { return log2_ceil(x.p
 inline double bcast_scatter_allgather(const CostInput& x) {
   const double p = x.procs;
   return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
+}
+/// The pipelined chain (bcast_pipelined_chain.cpp): P - 2 + S steps of one segment, with the
+/// segment of plans/pipelined_chain_plan.hpp.
+inline double bcast_pipelined_chain(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
+  return (x.procs - 2 + segments) * (x.alpha + std::ceil(x.bytes / segments) * x.beta);
 }
 inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
 
