@@ -30,6 +30,10 @@ struct CallInfo {
   bool commutative = true;  ///< the reduction operator's (reductions only)
   const Hints* hints = nullptr;
   std::string backend;  ///< the Comm's ("sim", "mpi")
+  /// A part of another algorithm (dispatch_bcast() in src/core/dispatch/compose.hpp): every rank
+  /// is already inside the enclosing call, so `auto` chooses among the regular algorithms and
+  /// takes only the link model from an arrival snapshot among the hints.
+  bool sub_call = false;
 };
 
 struct Selection {

@@ -1,7 +1,8 @@
 // Dispatch on the sim backend: a non-commutative operator through every allreduce and reduce
 // algorithm forced by RAGGED_ALLREDUCE / RAGGED_REDUCE gives the exact rank-order product;
 // a fallback is said once per communicator; arguments are checked once, naming the argument;
-// the typed API; `auto` with an arrival snapshot.
+// the typed API; `auto` with an arrival snapshot; the broadcast of allgather lnbc and bslb is
+// the bcast that dispatch selects.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -252,6 +253,58 @@ TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
         }
       });
     }
+  }
+}
+
+/// A bcast that counts its calls, then runs "binomial" (simulated ranks share this process and
+/// run one at a time).
+int counted_bcasts = 0;
+void counting_bcast(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
+  ++counted_bcasts;
+  std::get<static_cast<std::size_t>(Collective::bcast)>(Registry::instance().find(Collective::bcast, "binomial").fn)(
+      ctx, buffer, count, type, root);
+}
+
+/// Runs allgather `name` on `procs` ranks, blocks of `count` int32, and checks every block.
+void run_allgather(const std::string& name, int procs, std::size_t count) {
+  sim::run(config(procs), [&](Comm& comm) {
+    CollectiveOptions o;
+    o.algorithm = name;
+    o.timeout = 600.0;
+    std::vector<std::int32_t> mine(count);
+    for (std::size_t i = 0; i < count; ++i)
+      mine[i] = static_cast<std::int32_t>(comm.rank() * 7 + static_cast<int>(i % 1000));
+    std::vector<std::int32_t> all(count * static_cast<std::size_t>(procs), -1);
+    (void)allgather(comm, mine.data(), all.data(), count, DataType::int32, o);
+    for (int r = 0; r < procs; ++r) {
+      for (std::size_t i = 0; i < count; ++i) {
+        RAGGED_CHECK_EQ(all[static_cast<std::size_t>(r) * count + i],
+                        static_cast<std::int32_t>(r * 7 + static_cast<int>(i % 1000)));
+      }
+    }
+  });
+}
+
+TEST(SimDispatch, LnbcAndBslbBroadcastWithTheBcastThatDispatchSelects) {
+  // Without a setting: `auto`, which takes binomial, scatter_allgather or pipelined_chain by size.
+  for (const std::string name : {"lnbc", "bslb"}) {
+    for (const int procs : {2, 5, 7}) {
+      for (const std::size_t count : {std::size_t{8}, std::size_t{5000}, std::size_t{200003}}) {
+        run_allgather(name, procs, count);
+      }
+    }
+  }
+  // RAGGED_BCAST reaches their broadcast: one call per rank and allgather.
+  Registry& registry = Registry::instance();
+  if (!registry.contains(Collective::bcast, "test_counting")) {
+    registry.add(
+        make_algorithm<Collective::bcast>("test_counting", "binomial, counting its calls", {}, &counting_bcast));
+  }
+  const ScopedEnv env("RAGGED_BCAST", "test_counting");
+  for (const std::string name : {"lnbc", "bslb"}) {
+    counted_bcasts = 0;
+    run_allgather(name, 5, 1000);
+    EXPECT_EQ(counted_bcasts, 5) << name;
   }
 }
 

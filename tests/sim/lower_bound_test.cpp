@@ -1,6 +1,6 @@
 // The lower bounds of plans/lower_bound.hpp hold for every registered algorithm on the
 // simulated cluster: each rank, arriving at its own time, takes at least its bound from its
-// arrival to its exit (allgather, allreduce, alltoall, gatherv, scatterv). A bound above a
+// arrival to its exit (allgather, allreduce, alltoall, bcast, gatherv, scatterv). A bound above a
 // schedule the simulator runs would be no bound; the benchmarks divide by it (bound_ratio).
 #include "plans/lower_bound.hpp"
 
@@ -79,6 +79,8 @@ TEST_P(LowerBoundHolds, NoRankFinishesBeforeItsBound) {
       allreduce(comm, send.data(), recv.data(), count, DataType::int32, ReduceOp::sum(), options);
     } else if (collective == "alltoall") {
       alltoall(comm, send.data(), recv.data(), count, DataType::int32, options);
+    } else if (collective == "bcast") {
+      bcast(comm, send.data(), count, DataType::int32, root, options);
     } else if (collective == "gatherv") {
       gatherv(comm, send.data(), counts[static_cast<std::size_t>(me)], recv.data(), counts, displs, DataType::int32,
               root, options);
@@ -95,6 +97,7 @@ TEST_P(LowerBoundHolds, NoRankFinishesBeforeItsBound) {
     if (collective == "allgather") b = bound::allgather(arrivals, block, link);
     if (collective == "allreduce") b = bound::allreduce(arrivals, block, link);
     if (collective == "alltoall") b = bound::alltoall(arrivals, block, link);
+    if (collective == "bcast") b = bound::bcast(arrivals, root, block, link);
     if (collective == "gatherv") b = bound::gatherv(arrivals, root, blocks, link);
     if (collective == "scatterv") b = bound::scatterv(arrivals, root, blocks, link);
     const double mine = b[static_cast<std::size_t>(me)];
@@ -103,7 +106,9 @@ TEST_P(LowerBoundHolds, NoRankFinishesBeforeItsBound) {
                               std::to_string(elapsed) + " s below its bound " + std::to_string(mine) + " s");
     }
     // The bound is not vacuous: every rank has to move at least one block.
-    if (collective == "allgather" || collective == "allreduce" || collective == "alltoall") RAGGED_CHECK(mine > 0);
+    if (collective == "allgather" || collective == "allreduce" || collective == "alltoall" || collective == "bcast") {
+      RAGGED_CHECK(mine > 0);
+    }
     if (me == 0) ++checked;
   });
   EXPECT_EQ(checked, 1);
@@ -111,11 +116,9 @@ TEST_P(LowerBoundHolds, NoRankFinishesBeforeItsBound) {
 
 std::vector<Param> params() {
   std::vector<Param> out;
-  const std::vector<std::pair<std::string, Collective>> collectives{{"allgather", Collective::allgather},
-                                                                    {"allreduce", Collective::allreduce},
-                                                                    {"alltoall", Collective::alltoall},
-                                                                    {"gatherv", Collective::gatherv},
-                                                                    {"scatterv", Collective::scatterv}};
+  const std::vector<std::pair<std::string, Collective>> collectives{
+      {"allgather", Collective::allgather}, {"allreduce", Collective::allreduce}, {"alltoall", Collective::alltoall},
+      {"bcast", Collective::bcast},         {"gatherv", Collective::gatherv},     {"scatterv", Collective::scatterv}};
   for (const auto& [text, c] : collectives) {
     for (const std::string& name : test::registered(c)) {
       for (int procs : {5, 8}) out.emplace_back(text, name, procs);

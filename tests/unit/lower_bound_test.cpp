@@ -112,6 +112,15 @@ TEST(LowerBound, AllreduceNeedsTheWholeVectorAfterTheLatestOther) {
   EXPECT_DOUBLE_EQ(e[2], 4 + 1 + 8);
 }
 
+TEST(LowerBound, BcastWaitsForTheRoot) {
+  const bound::Link link{1, 1};
+  const std::vector<double> a{0, 6, 2};
+  const std::vector<double> e = bound::bcast(a, 1, 10, link);
+  EXPECT_DOUBLE_EQ(e[0], 6 + 1 + 10);  // the root's data exists from 6 on
+  EXPECT_DOUBLE_EQ(e[1], 1 + 10);      // the root sends it once
+  EXPECT_DOUBLE_EQ(e[2], 4 + 1 + 10);
+}
+
 TEST(LowerBound, AlltoallCountsTheSendingLink) {
   // Rank 0 sends 3 x 20 bytes but receives 3 x 1: its sending link binds.
   const bound::Link link{0, 1};

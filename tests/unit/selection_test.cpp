@@ -193,6 +193,41 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
                    .algorithm->restrictions.needs_arrival);
 }
 
+TEST(Selection, AutoBroadcastsSmallMessagesByTheTreeAndLargeOnesByScatterAllgatherOrTheChain) {
+  const auto chosen = [](int procs, std::size_t bytes) {
+    return select_algorithm(call_of(Collective::bcast, procs, bytes), "auto").algorithm->name;
+  };
+  EXPECT_EQ(chosen(28, 1024), "binomial");
+  EXPECT_EQ(chosen(28, 64 << 10), "scatter_allgather");
+  EXPECT_EQ(chosen(28, 1 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(28, 8 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(48, 8 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(2, 8 << 20), "binomial");  // one hop: nothing to pipeline or scatter
+  EXPECT_EQ(chosen(4, 1024), "binomial");
+}
+
+TEST(Selection, ASubCallChoosesARegularAlgorithmWithTheSnapshotsLinkModel) {
+  // What allgather lnbc and bslb do (dispatch_bcast): a bcast inside a call whose hints hold
+  // an imbalanced snapshot. The imbalance is the enclosing call's; its link model still counts.
+  std::vector<double> late(28, 0.0);
+  late[27] = 0.5;
+  Hints hints;
+  hints.set(std::make_shared<const ArrivalSnapshot>(late, LinkModel{50e-6, 1.0 / 117.5e6}));
+  CallInfo call = call_of(Collective::bcast, 28, 1 << 20, &hints);
+  call.sub_call = true;
+  EXPECT_EQ(select_algorithm(call, "").algorithm->name, "pipelined_chain");
+  // with 1 ms a message, 64 KiB go by the tree (5 messages), not by scatter_allgather (32)
+  Hints slow;
+  slow.set(std::make_shared<const ArrivalSnapshot>(late, LinkModel{1e-3, 1.0 / 117.5e6}));
+  CallInfo small = call_of(Collective::bcast, 28, 64 << 10, &slow);
+  small.sub_call = true;
+  EXPECT_EQ(select_algorithm(small, "").algorithm->name, "binomial");
+  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 28, 64 << 10), "").algorithm->name, "scatter_allgather");
+  // the environment still chooses, as for any call
+  const ScopedEnv env("RAGGED_BCAST", "binomial_blocking");
+  EXPECT_EQ(select_algorithm(call, "").algorithm->name, "binomial_blocking");
+}
+
 TEST(Selection, AllreduceCountsImbalanceInSegmentsOfOneRanksShare) {
   const LinkModel link{50e-6, 1.0 / 117.5e6};
   std::vector<double> late(48, 0.0);

@@ -38,9 +38,12 @@ float allreduce_value(int rank, std::size_t i, int iteration) {
   return static_cast<float>((static_cast<std::size_t>(rank) + i + static_cast<std::size_t>(iteration)) % 7);
 }
 
+/// The broadcast's vector (root 0) in iteration `iteration`; the other ranks start from -1.
+float bcast_value(std::size_t i, int iteration) { return allgather_value(0, i, iteration); }
+
 void validate(const PapOptions& o, const BackendOptions& b) {
-  if (o.collective != "allgather" && o.collective != "allreduce") {
-    throw InvalidArgument("--collective", "pap measures allgather or allreduce, not '" + o.collective + "'");
+  if (o.collective != "allgather" && o.collective != "allreduce" && o.collective != "bcast") {
+    throw InvalidArgument("--collective", "pap measures allgather, allreduce or bcast, not '" + o.collective + "'");
   }
   if (o.mode != "randlate" && o.mode != "onelate") {
     throw InvalidArgument("--mode", "unknown mode '" + o.mode + "' (expected randlate or onelate)");
@@ -109,27 +112,44 @@ class PapCall {
   PapCall(Comm& comm, const PapOptions& o)
       : comm_(comm), collective_(parse_collective(o.collective)), p_(comm.size()), me_(comm.rank()) {
     const auto p = static_cast<std::size_t>(p_);
-    // allgather: each rank's block of the vector; allreduce: the whole vector.
+    // allgather: each rank's block of the vector; allreduce and bcast: the whole vector (bcast:
+    // out_ is the buffer, from root 0).
     count_ = collective_ == Collective::allgather ? o.size / p : o.size;
-    in_.resize(count_);
+    if (collective_ != Collective::bcast) in_.resize(count_);
     out_.resize(collective_ == Collective::allgather ? count_ * p : count_);
   }
   [[nodiscard]] Collective collective() const { return collective_; }
   [[nodiscard]] std::size_t count() const { return count_; }
 
   void fill(int it) {
+    if (collective_ == Collective::bcast) {
+      for (std::size_t i = 0; i < count_; ++i) out_[i] = me_ == 0 ? bcast_value(i, it) : -1.0F;
+      return;
+    }
     for (std::size_t i = 0; i < count_; ++i) {
       in_[i] = collective_ == Collective::allgather ? allgather_value(me_, i, it) : allreduce_value(me_, i, it);
     }
   }
   /// Runs the collective; returns the name of the algorithm that ran.
   const std::string& run(const CollectiveOptions& copts) {
+    if (collective_ == Collective::bcast) {
+      return ragged::bcast(comm_, out_.data(), count_, DataType::float32, 0, copts).name;
+    }
     if (collective_ == Collective::allgather) {
       return ragged::allgather(comm_, in_.data(), out_.data(), count_, DataType::float32, copts).name;
     }
     return ragged::allreduce(comm_, in_.data(), out_.data(), count_, DataType::float32, ReduceOp::sum(), copts).name;
   }
   void check(int it, const std::string& algorithm) const {
+    if (collective_ == Collective::bcast) {
+      for (std::size_t i = 0; i < count_; ++i) {
+        if (out_[i] != bcast_value(i, it)) {
+          throw Error("pap: " + algorithm + " bcast gave a wrong element (rank " + std::to_string(me_) + ", index " +
+                      std::to_string(i) + ")");
+        }
+      }
+      return;
+    }
     if (collective_ == Collective::allgather) {
       for (int r = 0; r < p_; ++r) {
         for (std::size_t i = 0; i < count_; ++i) {
@@ -280,7 +300,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
   const auto p = static_cast<std::size_t>(procs);
   const std::size_t count = c == Collective::allgather ? o.size / p * p : o.size;
   // Per-rank bounds from what each rank's link must carry (plans/lower_bound.hpp): its block
-  // (allgather) or the whole vector (allreduce) per transfer.
+  // (allgather) or the whole vector (allreduce, bcast from root 0) per transfer.
   const std::size_t block_bytes = c == Collective::allgather ? count / p * sizeof(float) : count * sizeof(float);
   const plans::bound::Link link{result.bound_link.alpha, result.bound_link.beta};
   for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
@@ -306,9 +326,10 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       }
       imbalance +=
           *std::max_element(arrivals.begin(), arrivals.end()) - *std::min_element(arrivals.begin(), arrivals.end());
-      const std::vector<double> per_rank =
-          c == Collective::allgather ? plans::bound::allgather(arrivals, static_cast<double>(block_bytes), link)
-                                     : plans::bound::allreduce(arrivals, static_cast<double>(block_bytes), link);
+      const auto bytes = static_cast<double>(block_bytes);
+      const std::vector<double> per_rank = c == Collective::allgather ? plans::bound::allgather(arrivals, bytes, link)
+                                           : c == Collective::bcast   ? plans::bound::bcast(arrivals, 0, bytes, link)
+                                                                      : plans::bound::allreduce(arrivals, bytes, link);
       for (double e : per_rank) bound += e;
     }
     const auto n = static_cast<double>(procs) * o.iterations;

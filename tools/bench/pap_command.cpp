@@ -17,7 +17,7 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   auto t = std::make_shared<Options>();
   PapOptions& o = t->pap;
   PapSweepOptions& sweep = t->sweep;
-  cmd->add_option("--collective", o.collective, "allgather or allreduce")->capture_default_str();
+  cmd->add_option("--collective", o.collective, "allgather, allreduce or bcast (from rank 0)")->capture_default_str();
   cmd.list("--algorithms", o.algorithms, "ring,nex,lnbc,bdr,bgd,bslb",
            "comma-separated algorithm names (arrival-aware ones, e.g. bdr, bgd and bslb, get the monitor calls); "
            "for --collective allreduce the default is ring,rabenseifner,slt,prr,prd (and native on mpi)");

@@ -1,30 +1,32 @@
 // allgather "bslb": Background Sorted Linear synchronized tree with Broadcast
-// (listing 3 of seed 000): BSLS gather to rank 0, then a binomial broadcast of
-// the gathered vector from rank 0.
+// (listing 3 of seed 000): BSLS gather to rank 0, then a broadcast of the
+// gathered vector from rank 0.
 //
-//   gather (BSLS, arrival order)        broadcast (binomial, P = 8)
-//   a ──┐                               0 ──────────> 4
-//   b ──┼──> 0 (its agent receives      0 ────> 2     4 ────> 6
-//   c ──┘       while 0 computes)       0 > 1  2 > 3  4 > 5  6 > 7
+//   gather (BSLS, arrival order)        broadcast from rank 0 (the selected bcast;
+//   a ──┐                               for a large vector the pipelined chain)
+//   b ──┼──> 0 (its agent receives      0 ─a─> 1 ─a─> 2 ─a─> ... ─a─> P-1
+//   c ──┘       while 0 computes)         ─b─>   ─b─>   ─b─> ...
 //
 // The ranks that arrive early hand their block over early, and the root's agent
 // collects them while the root still computes; everybody then waits for the
 // broadcast, which starts when the last block (and rank 0) are in.
 //
-// The broadcast is LNBC's, bcast "binomial_blocking": a rank
-// receives from its parent, then sends to its children one after the other, the
-// farthest (largest subtree) first, so that each transfer has the sender's link
-// to itself. BSLB and LNBC thus differ only in the gather, as seed 000 compares
-// them. The gather runs on tags 0..31 of the call's block (BSLS itself uses the
-// arrival runtime's tags), the broadcast on tags 32..63.
+// The broadcast is LNBC's: "a regular broadcast algorithm provided by the used MPI
+// implementation" (seed 000), here the bcast that dispatch selects for the gathered vector
+// (internal::dispatch_bcast, src/core/dispatch/compose.hpp; an arrival snapshot plays no part
+// in that choice). BSLB and LNBC thus differ only in the gather, as seed 000 compares them.
+// The gather runs on tags 0..31 of the call's block (BSLS itself uses the arrival runtime's
+// tags), the broadcast on tags 32..63.
 //
 // On a balanced pattern (the snapshot's omega below tau, seed 000 §2) there is nothing to absorb
 // and BSLB runs NEX instead (the ring for odd P; the agent skips the root's background too).
 //
 // Cost (alpha-beta, n bytes per block, N = P n, balanced arrivals): the
-// gather's (P-1)(3 alpha + n beta), then ceil(log2 P)(alpha + N beta) along the
-// deepest path of the broadcast. docs/algorithms/bslb.md.
+// gather's (P-1)(3 alpha + n beta), then the broadcast of N bytes, the least of the bcast
+// models (for a large N the chain's, about N beta + (P-2) s beta + S alpha). After the last
+// arrival: the last block (alpha + n beta), then the broadcast. docs/algorithms/bslb.md.
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "ragged/arrival.hpp"
 
@@ -47,9 +49,8 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   Context gather_ctx = ctx.sub(0, 32);
   gather_bsls(gather_ctx, sendbuf, recvbuf, count, type, root);
 
-  // Binomial broadcast of the P blocks from rank 0.
-  Context bcast_ctx = ctx.sub(32, 32);
-  bcast_binomial_blocking(bcast_ctx, recvbuf, p * count, type, root);
+  // Broadcast of the P blocks from rank 0.
+  (void)internal::dispatch_bcast(ctx.sub(32, 32), recvbuf, p * count, type, root);
 }
 
 }  // namespace ragged

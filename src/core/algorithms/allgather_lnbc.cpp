@@ -1,30 +1,33 @@
-// allgather "lnbc": linear gather to rank 0, then a binomial broadcast of the
-// whole gathered vector from rank 0 (the LNBC reference of seed 000).
+// allgather "lnbc": linear gather to rank 0, then a broadcast of the whole
+// gathered vector from rank 0 (the LNBC reference of seed 000: "a regular gather
+// operation, based on a linear tree algorithm, combined with a consecutive
+// broadcast").
 //
-//   gather (linear)            broadcast (binomial, root 0), P = 8
+//   gather (linear)            broadcast from rank 0: the bcast dispatch selects for
+//                              P*count elements, e.g. at 1 MiB and P = 8 the chain
+//   1 ──┐
+//   2 ──┤                      0 ─a─> 1 ─a─> 2 ─a─> ... ─a─> 7
+//   3 ──┼──> 0                   ─b─>   ─b─>   ─b─>  ...       segments a, b, ... one
+//   ... │                                                       step behind each other
+//   P-1 ┘
 //
-//   1 ──┐                      round 1   0 ──────────────> 4
-//   2 ──┤                      round 2   0 ──────> 2       4 ──────> 6
-//   3 ──┼──> 0                 round 3   0 > 1   2 > 3   4 > 5   6 > 7
-//   ... │
-//   P-1 ┘                      a rank receives from its parent (its rank with
-//                              the lowest set bit cleared), then sends to
-//                              rank + d for d = lowbit(rank)/2, ..., 2, 1
-//                              (root: d = 2^(ceil(log2 P)-1), ..., 1)
+// The broadcast is whatever dispatch selects for a bcast of the gathered vector
+// (internal::dispatch_bcast, src/core/dispatch/compose.hpp): `auto` by the cost models, so
+// the binomial tree for small vectors, bcast "scatter_allgather" for medium and
+// "pipelined_chain" for large ones; RAGGED_BCAST or a rules file choose another. It runs on
+// tags 32..63 of the call's block, the gather on tag 0.
 //
 // Cost (n = P*count*size bytes gathered):
 //   gather:    (P-1) alpha + (P-1)/P n beta   (every block crosses rank 0's link)
-//   broadcast: ceil(log2 P) (alpha + n beta)
-// The broadcast sends the whole vector in each round: LNBC is the slow
-// reference; its appeal is that rank 0 holds everything after the first phase.
-// The broadcast is bcast "binomial_blocking" called through a sub-context (tags
-// 32.. of the call's block; the gather uses tag 0): a rank sends to its children
-// one after the other, so each transfer has the sender's link to itself, where
-// bcast "binomial" posts them all at once and they share it (for P = 28 and 1 MB
-// that made BSLB's broadcast twice as long, docs/algorithms/bslb.md). Any P.
+//   broadcast: the least of the bcast models for n bytes (plans/cost_model.hpp), for a large
+//              n the chain's (P - 2 + S)(alpha + s beta), about n beta + (P-2) s beta + S alpha
+// Even with the best broadcast, every byte crosses rank 0's link twice (in, then out): about
+// twice the ring's n beta. LNBC is the reference; its appeal is that rank 0 holds everything
+// after the first phase. Any P.
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 
 namespace ragged {
@@ -53,9 +56,8 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
     comm.send(root, tag, at(rank), block, ctx.timeout());
   }
 
-  // Binomial broadcast of all P blocks from rank 0, on tags 32.. of this call's block.
-  Context sub = ctx.sub(32, 32);
-  bcast_binomial_blocking(sub, out, p * count, type, root);
+  // Broadcast of all P blocks from rank 0, on tags 32.. of this call's block.
+  (void)internal::dispatch_bcast(ctx.sub(32, 32), out, p * count, type, root);
 }
 
 }  // namespace ragged

@@ -11,8 +11,8 @@
 // host's link is shared (CM02, TCP) they split its bandwidth and the first
 // subtree, the largest, waits for the smaller ones' bytes too. Here every
 // transfer has the sender's link to itself: the schedule of the one-ported
-// model, which seed 000's LNBC and BSLB assume for their broadcast (for P = 28 and
-// 1 MB, docs/algorithms/bslb.md measured the posted-at-once tree twice as long).
+// model (for P = 28 and 1 MB the posted-at-once tree took twice as long). It was
+// LNBC's and BSLB's broadcast until they took the one dispatch selects.
 //
 // Cost (α-β model, n bytes): ⌈log2 P⌉ (α + nβ) along the deepest path, which the
 // blocking sends meet exactly: the root's k-th send starts when its (k-1)-th ends.

@@ -8,9 +8,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "dispatch/state.hpp"
 #include "internal/common.hpp"
 #include "ragged/collectives.hpp"
@@ -35,16 +37,18 @@ TagBlock tags_of(Collective c) {
   return TagBlock(tag_block_first + tag_block_size * static_cast<int>(c), tag_block_size);
 }
 
-const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                        const CollectiveOptions& options) {
+/// Selects the algorithm of a call (or of a sub-call: `sub_call`) and reports a fallback once.
+const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative, const Hints& hints,
+                        std::string_view requested, bool sub_call = false) {
   CallInfo call;
   call.collective = collective;
   call.procs = comm.size();
   call.bytes = bytes;
   call.commutative = commutative;
-  call.hints = &options.hints;
+  call.hints = &hints;
   call.backend = comm.backend();
-  const Selection s = select_algorithm(call, options.algorithm);
+  call.sub_call = sub_call;
+  const Selection s = select_algorithm(call, requested);
   if (!s.fallback_reason.empty()) {
     internal::CommState& state = comm.dispatch_state();
     if (state.reported.emplace(static_cast<int>(collective), s.requested).second && comm.rank() == 0) {
@@ -53,6 +57,11 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
     }
   }
   return *s.algorithm;
+}
+
+const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
+                        const CollectiveOptions& options) {
+  return choose(comm, collective, bytes, commutative, options.hints, options.algorithm);
 }
 
 template <Collective C, class... Args>
@@ -103,6 +112,19 @@ void reject_in_place(const void* buffer, const char* argument, const char* where
 }
 
 }  // namespace
+
+namespace internal {
+
+const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
+  Comm& comm = ctx.comm();
+  const Algorithm& algorithm = choose(comm, Collective::bcast, count * size_of(type), true, ctx.hints(), {}, true);
+  if (comm.size() == 1 || count == 0) return algorithm;
+  Context sub(comm, ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::bcast)>(algorithm.fn)(sub, buffer, count, type, root);
+  return algorithm;
+}
+
+}  // namespace internal
 
 const Algorithm& allgather(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                            const CollectiveOptions& options) {

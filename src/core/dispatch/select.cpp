@@ -260,7 +260,7 @@ const Algorithm& select_auto(const CallInfo& call) {
   const std::size_t segment = call.collective == Collective::allreduce
                                   ? std::max<std::size_t>(1, call.bytes / static_cast<std::size_t>(call.procs))
                                   : call.bytes;
-  const bool imbalanced = snapshot != nullptr && call.bytes != 0 && !snapshot->balanced(segment);
+  const bool imbalanced = !call.sub_call && snapshot != nullptr && call.bytes != 0 && !snapshot->balanced(segment);
   if (imbalanced) {
     const internal::StepPlanInput in = internal::step_plan_input(snapshot, call.procs, segment);
     const auto [lo, hi] = std::minmax_element(in.arrivals.begin(), in.arrivals.end());

@@ -12,7 +12,7 @@
 //         travels the whole ring after it arrives: (p - 1) tau, the ring's (docs/algorithms/bdr.md).
 //   bgd:  fills the pre-steps with forwarding, so at most p - 1 - k steps remain, and never fewer
 //         than the L steps the last segment needs to reach everyone: max(L, p - 1 - k) tau.
-//   bslb: the last block reaches rank 0 (tau), then a binomial broadcast of p m bytes.
+//   bslb: the last block reaches rank 0 (tau), then the selected broadcast of p m bytes.
 //   bsls, sls: the last block reaches the root: tau (sls adds the root's signal: + alpha).
 // The arrival-aware allreduce models (slt, prr; seed 002's step model, one process late by omega,
 // the others together) give the mean over the ranks of the time each still needs after the last
@@ -39,7 +39,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 
+#include "plans/pipelined_chain_plan.hpp"
 #include "plans/prd_plan.hpp"
 #include "ragged/registry.hpp"
 
@@ -66,18 +68,12 @@ inline double allgather_nex(const CostInput& x) {
   if (x.procs % 2 != 0) return allgather_ring(x);
   return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
-inline double allgather_lnbc(const CostInput& x) {
-  return (x.procs - 1) * tau(x) + log2_ceil(x.procs) * (x.alpha + x.procs * x.bytes * x.beta);
-}
 inline double allgather_bruck(const CostInput& x) {
   return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
 inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * tau(x); }
 inline double allgather_bgd(const CostInput& x) {
   return std::max(log2_ceil(x.procs), x.procs - 1 - pre_steps(x)) * tau(x);
-}
-inline double allgather_bslb(const CostInput& x) {
-  return tau(x) + log2_ceil(x.procs) * (x.alpha + x.procs * x.bytes * x.beta);
 }
 
 // allreduce (m = the whole vector)
@@ -146,7 +142,37 @@ inline double bcast_linear(const CostInput& x) { return (x.procs - 1) * tau(x); 
 /// The same critical path as bcast_binomial in the model; listed after it, so `auto` keeps
 /// "binomial" on ties.
 inline double bcast_binomial_blocking(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
+/// Binomial scatter of P pieces, ring allgather of them (bcast_scatter_allgather.cpp).
+inline double bcast_scatter_allgather(const CostInput& x) {
+  const double p = x.procs;
+  return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
+}
+/// The pipelined chain (bcast_pipelined_chain.cpp): P - 2 + S steps of one segment, with the
+/// segment of plans/pipelined_chain_plan.hpp.
+inline double bcast_pipelined_chain(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
+  return (x.procs - 2 + segments) * (x.alpha + std::ceil(x.bytes / segments) * x.beta);
+}
+/// What a bcast selected by `auto` costs: the least of the models above (LNBC's and BSLB's
+/// broadcast, src/core/dispatch/compose.hpp).
+inline double bcast_selected(const CostInput& x) {
+  return std::min({bcast_binomial(x), bcast_linear(x), bcast_binomial_blocking(x), bcast_scatter_allgather(x),
+                   bcast_pipelined_chain(x)});
+}
 inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
+
+// allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
+inline double allgather_lnbc(const CostInput& x) {
+  CostInput vector = x;
+  vector.bytes = x.procs * x.bytes;
+  return (x.procs - 1) * tau(x) + bcast_selected(vector);
+}
+inline double allgather_bslb(const CostInput& x) {
+  CostInput vector = x;
+  vector.bytes = x.procs * x.bytes;
+  return tau(x) + bcast_selected(vector);
+}
 
 // gather and scatter (m = one rank's block)
 inline double gather_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }

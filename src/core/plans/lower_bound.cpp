@@ -91,6 +91,24 @@ std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Li
   return out;
 }
 
+std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link) {
+  const std::size_t p = arrivals.size();
+  assert(root >= 0 && static_cast<std::size_t>(root) < p);
+  const auto r = static_cast<std::size_t>(root);
+  std::vector<double> out(p, 0.0);
+  if (p < 2) return out;
+  for (std::size_t i = 0; i < p; ++i) {
+    if (i == r) {
+      const Transfer sent{std::max(arrivals[r], earliest_other(arrivals, r)), bytes};
+      out[i] = elapsed(arrivals[r], -std::numeric_limits<double>::infinity(), link_finish({&sent, 1}, link));
+    } else {
+      const Transfer in{std::max(arrivals[i], arrivals[r]), bytes};
+      out[i] = elapsed(arrivals[i], link_finish({&in, 1}, link), -std::numeric_limits<double>::infinity());
+    }
+  }
+  return out;
+}
+
 std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
                               Link link) {
   const std::size_t p = arrivals.size();

@@ -24,6 +24,8 @@
 //                  send: its own block once, released at max(a_i, min_{j != i} a_j).
 //   allreduce      receive: n bytes, every element of which depends on the latest other rank L:
 //                  released at max(a_i, a_L); send: its n bytes once, at max(a_i, min_j a_j).
+//   bcast          receive (rank i != root): the n bytes, at max(a_i, a_root); the root sends
+//                  them once, at max(a_root, earliest other).
 //   alltoall(v)    receive: the block of every other rank, at max(a_i, a_j); send: its block for
 //                  every other rank (only i has it), at max(a_i, earliest other): it may travel
 //                  through any rank that has arrived (Bruck forwards).
@@ -65,6 +67,8 @@ std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const
 std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link);
 /// `bytes`: the vector each rank contributes and receives.
 std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link);
+/// `bytes`: the root's vector, which every other rank receives.
+std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link);
 /// `bytes[i][j]`: what rank i sends to rank j.
 std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
                               Link link);

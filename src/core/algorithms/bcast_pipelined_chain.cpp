@@ -1,0 +1,70 @@
+// bcast "pipelined_chain": a segmented pipeline down the chain root -> root+1 -> ... ->
+// root+P-1 (relative ranks 0 -> 1 -> ... -> P-1). The root cuts the message into S segments
+// (plans/pipelined_chain_plan.hpp); every other rank receives segment t from its predecessor
+// and passes it on to its successor while segment t+1 is on its way in.
+//
+//   P = 4, S = 3 segments a b c, time in segment transfers:
+//
+//   step      1      2      3      4      5
+//   0 -> 1    a      b      c
+//   1 -> 2           a      b      c
+//   2 -> 3                  a      b      c          the last rank is done after P-2+S steps
+//
+// Each rank keeps one send in flight (it waits for segment t-1's send before it starts
+// segment t), as allreduce "pipelined_linear" does: sends posted all at once would share the
+// link and arrive together at the end instead of one after the other, stalling the chain.
+// Receives are all posted up front, so a segment is matched the moment it arrives.
+//
+// Why a chain and not a pipelined binary tree: in the chain every rank receives and sends each
+// byte once, so every link carries m bytes and the bandwidth term is m beta, the least any
+// broadcast can have (the root must send every byte); an inner node of a binary tree sends
+// each segment twice, 2 m beta. The chain pays P - 2 more segment latencies to fill, which the
+// segment size keeps small for large messages; for small ones `auto` takes the binomial tree.
+//
+// Cost (alpha-beta, m bytes, segments of s bytes, S = ceil(m / s)):
+//   (P - 2 + S)(alpha + s beta), about m beta + (P - 2) s beta + S alpha for large m.
+// The root sends S messages, every other rank receives S and (but the last) sends S. No copies,
+// no extra memory.
+#include <vector>
+
+#include "algorithms/list.hpp"
+#include "internal/common.hpp"
+#include "plans/binomial_tree.hpp"
+#include "plans/pipelined_chain_plan.hpp"
+
+namespace ragged {
+
+void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
+  namespace chain = plans::pipelined_chain;
+  namespace tree = plans::binomial;
+  Comm& comm = ctx.comm();
+  const int procs = ctx.size();
+  const int v = tree::relative(ctx.rank(), root, procs);
+  const bool has_prev = v > 0;
+  const bool has_next = v < procs - 1;
+  const int prev = has_prev ? tree::absolute(v - 1, root, procs) : -1;
+  const int next = has_next ? tree::absolute(v + 1, root, procs) : -1;
+  const std::size_t size = size_of(type);
+  const std::size_t per = chain::segment_elements(count, size, procs);
+  const std::size_t segments = chain::segments(count, per);
+  const int tag = ctx.tag(0);
+  std::byte* data = internal::bytes(buffer);
+  const auto first = [&](std::size_t t) { return data + t * per * size; };
+  const auto length = [&](std::size_t t) { return (t + 1 < segments ? per : count - t * per) * size; };
+
+  std::vector<Request> receives;
+  if (has_prev) {
+    receives.reserve(segments);
+    for (std::size_t t = 0; t < segments; ++t) receives.push_back(comm.irecv(prev, tag, first(t), length(t)));
+  }
+  Request in_flight;
+  for (std::size_t t = 0; t < segments; ++t) {
+    if (has_prev) receives[t].wait(ctx.timeout());
+    if (!has_next) continue;
+    in_flight.wait(ctx.timeout());
+    in_flight = comm.isend(next, tag, first(t), length(t));
+  }
+  in_flight.wait(ctx.timeout());
+}
+
+}  // namespace ragged
