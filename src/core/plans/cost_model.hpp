@@ -40,6 +40,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 #include "plans/pipelined_chain_plan.hpp"
 #include "plans/prd_plan.hpp"
@@ -70,6 +71,12 @@ inline double allgather_nex(const CostInput& x) {
 }
 inline double allgather_bruck(const CostInput& x) {
   return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+/// Bruck's when P is a power of two (listed first, it wins the tie: no rotation); otherwise it
+/// runs Bruck, and `auto` should name Bruck: infinite.
+inline double allgather_recursive_doubling(const CostInput& x) {
+  if ((x.procs & (x.procs - 1)) != 0) return std::numeric_limits<double>::infinity();
+  return allgather_bruck(x);
 }
 inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * tau(x); }
 inline double allgather_bgd(const CostInput& x) {
