@@ -13,12 +13,13 @@
 //   loaded     every rank sends the largest size to its right neighbour and receives from its
 //              left at once (a ring step, what collectives do): (time - alpha) / size is the
 //              beta of a loaded network. On a testbed whose hosts share the machine's cores it
-//              is well above the ping-pong's (CPU, not wire); the platform uses it.
+//              is well above the ping-pong's (CPU, not wire); the platform then gives the
+//              cluster a shared backbone of P / loaded_beta bytes per second.
 //
 // The platform: one switch, a link per host of 1/beta bytes per second and alpha/2 latency
-// (a route crosses two), and the zone properties of docs/backends/sim.md ("Protocol"); the
-// handshake and the set-up in round trips of the route, so that they grow with a backbone.
-// On sim it recovers the properties of the platform it runs on (ctest sim.bench.calibrate).
+// (a route crosses two), a shared backbone when the loaded ring step is slower, and the zone properties of
+// docs/backends/sim.md ("Protocol"); the handshake and the set-up in round trips of the route, so that they grow with a
+// backbone. On sim it recovers the properties of the platform it runs on (ctest sim.bench.calibrate).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -77,6 +78,7 @@ struct Measured {
   double beta = 0;
   double gap = 0;
   double loaded_beta = 0;
+  int procs = 0;
   std::vector<double> half;  ///< per size
   std::size_t eager_limit = 0;
   double handshake = 0;  ///< the median extra of the sizes at or above the limit
@@ -93,13 +95,18 @@ void write_platform(const std::string& path, const Measured& m, int hosts) {
   if (!out) throw InvalidArgument("--platform-out", "cannot write '" + path + "'");
   const double link_latency = m.alpha / 2;
   const double rtt = 2 * m.alpha;
-  const double beta = std::max(m.beta, m.loaded_beta);
-  const double bandwidth = beta > 0 ? 1 / beta : 1e12;
+  // A link per host at the ping-pong's rate. When every rank at once gets less (the hosts
+  // share the machine's cores, or a switch is oversubscribed), a shared backbone carries what
+  // they got together: P flows at 1 / loaded_beta each.
+  const double bandwidth = m.beta > 0 ? 1 / m.beta : 1e12;
+  const bool shared = m.loaded_beta > 1.05 * m.beta && m.loaded_beta > 0;
+  const double backbone = shared ? m.procs / m.loaded_beta : 0;
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       << "<!-- Written by ragged-bench calibrate (docs/calibration.md) from ping-pongs on the network it ran on:\n"
       << "     alpha " << fmt(m.alpha) << " s (half the 0-byte round trip), beta " << fmt(m.beta)
-      << " s/B (ping-pong), " << fmt(m.loaded_beta) << " s/B (every rank at once; the links use the larger),\n"
+      << " s/B (ping-pong), " << fmt(m.loaded_beta)
+      << " s/B (every rank at once: a shared backbone of P flows at that rate),\n"
       << "     per-message gap " << fmt(m.gap) << " s,\n"
       << "     eager limit " << m.eager_limit << " B, rendezvous handshake " << fmt(m.handshake)
       << " s, connection set-up " << fmt(m.connect) << " s. -->\n"
@@ -116,7 +123,9 @@ void write_platform(const std::string& path, const Measured& m, int hosts) {
       << "    <prop id=\"ragged/connect_round_trips\" value=\"" << fmt(rtt > 0 ? m.connect / rtt : 0) << "\"/>\n"
       << "    <cluster id=\"calibrated-cluster\" prefix=\"host-\" suffix=\"\" radical=\"0-" << hosts - 1
       << "\" speed=\"1Gf\" bw=\"" << fmt(bandwidth) << "Bps\" lat=\"" << fmt(link_latency)
-      << "s\" sharing_policy=\"SPLITDUPLEX\" loopback_bw=\"6GBps\" loopback_lat=\"0.5us\"/>\n"
+      << "s\" sharing_policy=\"SPLITDUPLEX\" loopback_bw=\"6GBps\" loopback_lat=\"0.5us\"";
+  if (shared) out << " bb_bw=\"" << fmt(backbone) << "Bps\" bb_lat=\"0s\"";
+  out << "/>\n"
       << "  </zone>\n"
       << "</platform>\n";
   if (!out) throw InvalidArgument("--platform-out", "cannot write '" + path + "'");
@@ -191,6 +200,7 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
     barrier(comm);
     if (comm.rank() != 0) return;
     m.loaded_beta = std::max(0.0, median(step) - median(zero)) / static_cast<double>(buffer.size());
+    m.procs = p;
     printing = true;
     procs = p;
     m.connect = connect;
