@@ -30,12 +30,12 @@
 namespace ragged {
 namespace {
 
-constexpr double tick = 2e-9;        // now() counts whole nanoseconds
-constexpr double latency = 10e-6;    // two host links of 5 us
-constexpr double per_byte = 1e-9;    // 1 GB/s
-constexpr std::size_t eager = 1000;  // ragged/eager_limit
+constexpr double tick = 2e-9;                            // now() counts whole nanoseconds
+constexpr double latency = 10e-6;                        // two host links of 5 us
+constexpr double per_byte = 1e-9;                        // 1 GB/s
+constexpr std::size_t eager = 1000;                      // ragged/eager_limit
 constexpr double rendezvous = 100e-6 + 1 * 2 * latency;  // ragged/rendezvous_delay + one round trip
-constexpr double connect = 1e-3 + 1.5 * 2 * latency;    // ragged/connect_delay + 1.5 round trips
+constexpr double connect = 1e-3 + 1.5 * 2 * latency;     // ragged/connect_delay + 1.5 round trips
 
 struct PlatformFile {
   std::filesystem::path path;
