@@ -39,23 +39,9 @@ constexpr double one_byte = test_latency + 1e-9;
 /// When k one-byte messages sent at once to (or from) one host arrive: they share its link.
 constexpr double together(int k) { return test_latency + k * 1e-9; }
 
-/// The test platform's file, removed when the process ends.
-struct PlatformFile {
-  std::filesystem::path path;
-  ~PlatformFile() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-  }
-};
-
-/// Writes the test platform (once per process: every test run in parallel has its own) and
-/// returns its path.
+/// The test platform, written once per process (every test run in parallel has its own).
 std::string gap_platform() {
-  static const PlatformFile file{std::filesystem::temp_directory_path() /
-                                 ("ragged-message-gap-" + std::to_string(::getpid()) + ".xml")};
-  static const bool written = [] {
-    std::ofstream out(file.path);
-    out << R"(<?xml version='1.0'?>
+  static const std::string path = test::temp_platform("ragged-message-gap", R"(<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <config>
@@ -68,12 +54,8 @@ std::string gap_platform() {
              bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us"/>
   </zone>
 </platform>
-)";
-    out.close();
-    return !out.fail();
-  }();
-  if (!written) throw std::runtime_error("cannot write " + file.path.string());
-  return file.path.string();
+)");
+  return path;
 }
 
 sim::Config on(const std::string& platform, int procs) {

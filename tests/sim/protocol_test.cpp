@@ -37,20 +37,8 @@ constexpr std::size_t eager = 1000;                      // ragged/eager_limit
 constexpr double rendezvous = 100e-6 + 1 * 2 * latency;  // ragged/rendezvous_delay + one round trip
 constexpr double connect = 1e-3 + 1.5 * 2 * latency;     // ragged/connect_delay + 1.5 round trips
 
-struct PlatformFile {
-  std::filesystem::path path;
-  ~PlatformFile() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
-  }
-};
-
 std::string protocol_platform() {
-  static const PlatformFile file{std::filesystem::temp_directory_path() /
-                                 ("ragged-protocol-" + std::to_string(::getpid()) + ".xml")};
-  static const bool written = [] {
-    std::ofstream out(file.path);
-    out << R"(<?xml version='1.0'?>
+  static const std::string path = test::temp_platform("ragged-protocol", R"(<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <config>
@@ -67,12 +55,8 @@ std::string protocol_platform() {
              bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us"/>
   </zone>
 </platform>
-)";
-    out.close();
-    return !out.fail();
-  }();
-  if (!written) throw std::runtime_error("cannot write " + file.path.string());
-  return file.path.string();
+)");
+  return path;
 }
 
 sim::Config on(int procs) {

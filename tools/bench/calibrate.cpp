@@ -49,13 +49,6 @@ struct CalibrateOptions {
   std::string platform_out;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /// One round trip of `bytes` between rank 0 and `peer`, timed on rank 0 (the others return 0).
 double round_trip(Comm& comm, int peer, std::vector<std::byte>& buffer, std::size_t bytes) {
   const int me = comm.rank();

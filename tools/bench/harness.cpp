@@ -99,6 +99,13 @@ std::string platform_label(const BackendOptions& options) {
   return std::filesystem::path(options.platform).stem().string();
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 LinkModel bound_link(Comm& comm, int tag, const LinkModel& single, std::size_t probe_bytes) {
   const int p = comm.size();
   LinkModel link = single;

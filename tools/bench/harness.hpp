@@ -57,6 +57,9 @@ void run_ranks(const BackendOptions& options, const std::function<void(Comm&)>& 
 /// own on sim (see docs/backends/sim.md); 0 on mpi.
 double message_gap(const BackendOptions& options);
 
+/// The median of `values` (0 for none).
+double median(std::vector<double> values);
+
 /// The link model for the lower bounds (plans/lower_bound.hpp), collectively: `single`'s alpha,
 /// and the smallest beta among `single`'s, P - 1 ranks sending `probe_bytes` each to rank 0 at
 /// once, and rank 0 sending them to all at once (two rounds each). A single ping-pong can take

@@ -1,6 +1,8 @@
 // ragged-bench overhead: what the backend itself costs (issue 15, item 3). A ping-pong between
 // ranks 0 and 1 through ragged's Comm (isend/irecv/wait, what every algorithm uses) beside the
-// same ping-pong in raw MPI (MPI_Send/MPI_Recv on the same communicator, mpi backend only),
+// same ping-pong in raw MPI (MPI_Send/MPI_Recv on the same communicator, mpi backend only) and
+// through a Window's notified puts (put_notify, notify_wait_some, notify_reset: seed 004's
+// one-sided layer, issue 13),
 // with and without the arrival runtime's agent thread running on every rank (a Monitor, as an
 // arrival-aware algorithm has). The other ranks only take part in the barriers. Per row: the
 // half round trip (latency) and the bytes per second, medians over the iterations, and the
@@ -16,6 +18,7 @@
 #include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
+#include "ragged/window.hpp"
 #include "report.hpp"
 #ifdef RAGGED_BENCH_WITH_MPI
 #include <mpi.h>
@@ -35,17 +38,24 @@ struct OverheadOptions {
   int warmup = 10;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/// One round trip of `bytes` between ranks 0 and 1 through `path` ("comm" or "raw").
-void round_trip(Comm& comm, const std::string& path, std::vector<std::byte>& buffer, std::size_t bytes) {
+/// One round trip of `bytes` between ranks 0 and 1 through `path`: "comm" (send/recv), "raw"
+/// (MPI_Send/MPI_Recv) or "window" (put_notify into the peer's window, notify_wait_some and
+/// notify_reset there, the way seed 004's collectives move data).
+void round_trip(Comm& comm, const std::string& path, std::vector<std::byte>& buffer, std::size_t bytes,
+                Window* window) {
   const int me = comm.rank();
   if (me > 1) return;
   const int peer = 1 - me;
+  if (path == "window") {
+    const auto bounce = [&] {
+      window->notify_wait_some(0, 1);
+      window->notify_reset(0);
+    };
+    if (me == 1) bounce();
+    window->put_notify(peer, 0, buffer.data(), bytes, 0, 1);
+    if (me == 0) bounce();
+    return;
+  }
 #ifdef RAGGED_BENCH_WITH_MPI
   if (path == "raw") {
     MPI_Comm c = mpi::native_handle(comm);
@@ -74,7 +84,7 @@ Report run_overhead(const OverheadOptions& o, const BackendOptions& b) {
   for (std::uint64_t s : o.sizes) {
     if (s > (std::uint64_t{1} << 30)) throw InvalidArgument("--sizes", "at most 1 GiB per message");
   }
-  std::vector<std::string> paths{"comm"};
+  std::vector<std::string> paths{"comm", "window"};
   if (b.backend == "mpi") paths.push_back("raw");
   struct Cell {
     std::string path;
@@ -85,10 +95,20 @@ Report run_overhead(const OverheadOptions& o, const BackendOptions& b) {
   std::vector<Cell> cells;
   bool printing = false;
   int procs = 0;
+  std::string no_window;  // why windows are unavailable, on rank 0
   run_ranks(b, [&](Comm& comm) {
     if (comm.size() < 2) throw InvalidArgument("--procs", "the ping-pong needs at least 2 ranks");
     const std::uint64_t largest = o.sizes.empty() ? 0 : *std::max_element(o.sizes.begin(), o.sizes.end());
     std::vector<std::byte> buffer(static_cast<std::size_t>(largest));
+    // Windows may be unavailable (Open MPI 4.1 over TCP under MPI_THREAD_MULTIPLE has no
+    // one-sided component: osc/pt2pt refuses the thread level, osc/rdma needs an RDMA
+    // transport); every rank fails alike, and the window rows are left out.
+    std::unique_ptr<Window> window;
+    try {
+      window = comm.create_window(static_cast<std::size_t>(largest), 1);
+    } catch (const Error& e) {
+      if (comm.rank() == 0) no_window = e.what();
+    }
     std::vector<Cell> mine;
     for (bool agent : {false, true}) {
       std::unique_ptr<Monitor> monitor;
@@ -98,12 +118,13 @@ Report run_overhead(const OverheadOptions& o, const BackendOptions& b) {
         monitor = std::make_unique<Monitor>(comm, mo);
       }
       for (const std::string& path : paths) {
+        if (path == "window" && !window) continue;
         for (std::uint64_t bytes : o.sizes) {
           std::vector<double> half;
           barrier(comm);
           for (int it = 0; it < o.warmup + o.iterations; ++it) {
             const double t0 = comm.runtime().now();
-            round_trip(comm, path, buffer, static_cast<std::size_t>(bytes));
+            round_trip(comm, path, buffer, static_cast<std::size_t>(bytes), window.get());
             if (it >= o.warmup) half.push_back((comm.runtime().now() - t0) / 2);
           }
           barrier(comm);
@@ -126,10 +147,13 @@ Report run_overhead(const OverheadOptions& o, const BackendOptions& b) {
                      {"platform", platform_label(b)}};
   if (!printing) return report;
   report.metadata.emplace_back("procs", std::to_string(procs));
+  if (!no_window.empty()) report.metadata.emplace_back("window", "unavailable: " + no_window);
   for (const Cell& c : cells) {
     double raw = 0;
+    double two_sided = 0;
     for (const Cell& r : cells) {
       if (r.path == "raw" && r.agent == c.agent && r.bytes == c.bytes) raw = r.latency;
+      if (r.path == "comm" && r.agent == c.agent && r.bytes == c.bytes) two_sided = r.latency;
     }
     Row row;
     row.set("experiment", std::string("overhead"))
@@ -140,7 +164,8 @@ Report run_overhead(const OverheadOptions& o, const BackendOptions& b) {
         .set("latency_s", c.latency)
         .set("bytes_per_s",
              c.latency > 0 && c.bytes > 0 ? Value(static_cast<double>(c.bytes) / c.latency) : Value(std::string()))
-        .set("over_raw", raw > 0 ? Value(c.latency / raw) : Value(std::string()));
+        .set("over_raw", raw > 0 ? Value(c.latency / raw) : Value(std::string()))
+        .set("over_comm", two_sided > 0 ? Value(c.latency / two_sided) : Value(std::string()));
     report.rows.push_back(std::move(row));
   }
   return report;

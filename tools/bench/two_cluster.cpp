@@ -408,12 +408,6 @@ std::string selected_algorithm(const TwoClusterOptions& o, const BackendOptions&
   return select_algorithm(call, name).algorithm->name;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 std::string host_label() {
   if (const char* h = std::getenv("RAGGED_HOST"); h != nullptr && *h != '\0') return h;
   char name[256] = {};
