@@ -98,7 +98,10 @@ class MpiComm final : public Comm {
   ThreadRuntime runtime_;
 };
 
-/// Creates the RMA window of MpiComm::create_window (collective over `comm`).
+/// Creates the window of MpiComm::create_window (collective over `comm`): MPI-3 RMA, or the
+/// emulated window when RMA is unavailable or RAGGED_WINDOW says so (docs/backends/mpi.md).
 std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications);
+/// Notified puts over two-sided messages and a progress thread (window_emulated.cpp).
+std::unique_ptr<Window> make_emulated_window(MpiComm& comm, std::size_t bytes, int notifications);
 
 }  // namespace ragged::mpi::detail

@@ -10,7 +10,10 @@
 // (MPI_REPLACE to write, MPI_NO_OP to read), which MPI makes atomic with respect to each
 // other; the owner reads its own slots through MPI_Get_accumulate on itself.
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "internal.hpp"
@@ -177,7 +180,21 @@ class MpiWindow final : public Window {
 }  // namespace
 
 std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications) {
-  return std::make_unique<MpiWindow>(comm, bytes, notifications);
+  // RAGGED_WINDOW: "rma" (MPI-3 RMA or an error), "emulated" (window_emulated.cpp), or unset /
+  // "auto": RMA, and the emulated window where MPI_Win_allocate fails (every rank alike: Open MPI
+  // 4.1 over TCP under MPI_THREAD_MULTIPLE has no one-sided component).
+  const char* env = std::getenv("RAGGED_WINDOW");
+  const std::string mode = env == nullptr || *env == '\0' ? "auto" : env;
+  if (mode != "auto" && mode != "rma" && mode != "emulated") {
+    throw InvalidArgument("RAGGED_WINDOW", "'" + mode + "' is not a window kind (expected auto, rma or emulated)");
+  }
+  if (mode == "emulated") return make_emulated_window(comm, bytes, notifications);
+  try {
+    return std::make_unique<MpiWindow>(comm, bytes, notifications);
+  } catch (const TransportError& e) {
+    if (mode == "rma" || std::string_view(e.what()).rfind("MPI_Win_allocate:", 0) != 0) throw;
+  }
+  return make_emulated_window(comm, bytes, notifications);
 }
 
 }  // namespace ragged::mpi::detail
