@@ -221,7 +221,10 @@ std::vector<int> clusters_of(const std::vector<int>& sizes) {
 
 std::string name(const std::vector<int>& sizes) {
   std::string s;
-  for (int n : sizes) s += (s.empty() ? "" : "+") + std::to_string(n);
+  for (int n : sizes) {
+    if (!s.empty()) s += '+';  // not "+" + std::to_string(n): GCC 12's -Wrestrict at -O3
+    s += std::to_string(n);
+  }
   return s;
 }
 
