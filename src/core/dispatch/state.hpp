@@ -1,11 +1,15 @@
 // What the dispatch layer keeps per communicator (Comm::dispatch_state()).
 #pragma once
 
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "ragged/context.hpp"
+#include "ragged/window.hpp"
 
 namespace ragged::internal {
 
@@ -14,6 +18,12 @@ struct CommState {
   Workspace workspace;
   /// (collective, algorithm) pairs whose fallback was already reported: said once per communicator.
   std::set<std::pair<int, std::string>> reported;
+  /// The one-sided collectives' windows, by user (internal/window_cache.hpp).
+  struct OneSided {
+    std::unique_ptr<Window> window;
+    std::uint64_t calls = 0;
+  };
+  std::map<std::string, OneSided> windows;
 };
 
 }  // namespace ragged::internal

@@ -1,0 +1,26 @@
+#include "internal/window_cache.hpp"
+
+#include <bit>
+
+#include "dispatch/state.hpp"
+
+namespace ragged::internal {
+
+CachedWindow cached_window(Context& ctx, const std::string& user, std::size_t bytes, int notifications) {
+  CommState& state = ctx.comm().dispatch_state();
+  CommState::OneSided& entry = state.windows[user];
+  if (!entry.window || entry.window->bytes() < bytes || entry.window->notifications() != notifications) {
+    // Every rank takes this branch in the same call (same arguments, same history), so the
+    // collective destruction and creation match. Destroying first frees the memory before the
+    // larger window is allocated; the MPI window's destruction waits for the other ranks, so no
+    // put of the previous call can land in freed memory.
+    entry.window.reset();
+    // Round up to a power of two, so a growing message size re-creates the window O(log) times.
+    const std::size_t size = bytes <= 64 ? 64 : std::bit_ceil(bytes);
+    entry.window = ctx.comm().create_window(size, notifications);
+    entry.calls = 0;
+  }
+  return {*entry.window, ++entry.calls};
+}
+
+}  // namespace ragged::internal
