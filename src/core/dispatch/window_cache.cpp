@@ -3,6 +3,7 @@
 #include <bit>
 
 #include "dispatch/state.hpp"
+#include "ragged/collectives.hpp"
 
 namespace ragged::internal {
 
@@ -15,6 +16,10 @@ CachedWindow cached_window(Context& ctx, const std::string& user, std::size_t by
     // larger window is allocated; the MPI window's destruction waits for the other ranks, so no
     // put of the previous call can land in freed memory.
     entry.window.reset();
+    // Creation blocks until every rank creates (MPI_Win_allocate cannot time out), so a rank that
+    // never arrives must be found first: a barrier bounded by the call's timeout raises
+    // TimeoutError instead of hanging in the creation.
+    barrier(ctx.comm(), ctx.timeout());
     // Round up to a power of two, so a growing message size re-creates the window O(log) times.
     const std::size_t size = bytes <= 64 ? 64 : std::bit_ceil(bytes);
     entry.window = ctx.comm().create_window(size, notifications);

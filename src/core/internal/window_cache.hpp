@@ -27,7 +27,8 @@ struct CachedWindow {
 /// The window named `user` of ctx.comm(), with at least `bytes` bytes and exactly
 /// `notifications` slots, zeroed notifications when (re-)created. Collective: every rank calls it
 /// in the same call with the same arguments (a collective's own arguments agree across ranks).
-/// Re-creation waits until every rank's previous call on the window is complete.
+/// Re-creation waits until every rank's previous call on the window is complete. Creation first
+/// runs a barrier bounded by ctx.timeout(), so a rank that never arrives gives TimeoutError.
 CachedWindow cached_window(Context& ctx, const std::string& user, std::size_t bytes, int notifications);
 
 }  // namespace ragged::internal
