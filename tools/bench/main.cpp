@@ -17,6 +17,7 @@
   X(two_cluster)                 \
   X(overhead)                    \
   X(calibrate)                   \
+  X(consistency)                 \
   X(list)
 
 namespace ragged::bench {

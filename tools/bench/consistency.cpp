@@ -1,0 +1,286 @@
+// ragged-bench consistency: seed 004's experiments (§V), issue 13 item 6.
+//
+//   --experiment ssp        the stale-synchronous allreduce (SspAllreduce) at every slack of
+//                           --slacks, beside the consistent allreduce algorithms of --algorithms,
+//                           under a model of uneven workers (below): collective time per call and
+//                           the time it waited for fresh data (fig. 7)
+//   --experiment allreduce  registered allreduce algorithms at every count of --elements (doubles,
+//                           sum): the one-sided ring against the two-sided ones and native
+//                           (figs. 11-12)
+//   --experiment alltoall   registered alltoall algorithms, --elements bytes per block (fig. 13)
+//
+// Workers of the ssp experiment compute between calls for --compute seconds times (1 + X), X
+// exponential with mean --jitter, drawn per rank and iteration from --seed: a shared cluster's
+// uneven speeds, the same on both backends (on mpi the real machine's own noise comes on top).
+//
+// Rows: experiment, algorithm, procs, elements, threshold, slack, time_s, wait_s (the csv
+// contract of issue 13), plus min_clock_lag (ssp: clock - min_clock, mean per call).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "experiments.hpp"
+#include "harness.hpp"
+#include "options.hpp"
+#include "ragged/collectives.hpp"
+#include "ragged/error.hpp"
+#include "ragged/registry.hpp"
+#include "ragged/ssp.hpp"
+#include "report.hpp"
+
+namespace ragged::bench {
+
+namespace {
+
+constexpr int tag_collect = 30040;
+
+struct ConsistencyOptions {
+  std::string experiment = "ssp";
+  std::vector<std::uint64_t> elements;
+  std::vector<std::string> thresholds;
+  std::vector<int> slacks;
+  std::vector<std::string> algorithms;
+  int iterations = 0;  // 0: the experiment's default
+  int warmup = 1;
+  double compute_s = 2e-3;
+  double jitter = 0.5;
+  unsigned seed = 1;
+};
+
+/// Seconds rank `rank` computes before iteration `it` (see the top of this file).
+double compute_time(const ConsistencyOptions& o, int rank, int it) {
+  const std::uint64_t key = std::uint64_t{o.seed} * std::uint64_t{1000003} +
+                            static_cast<std::uint64_t>(rank) * std::uint64_t{7919} + static_cast<std::uint64_t>(it);
+  std::mt19937_64 rng(key);
+  const double x = o.jitter > 0 ? std::exponential_distribution<double>(1.0 / o.jitter)(rng) : 0.0;
+  return o.compute_s * (1.0 + x);
+}
+
+struct Cell {
+  std::string algorithm;
+  std::uint64_t elements = 0;
+  std::string slack;
+  double time_s = 0;
+  double wait_s = 0;
+  double lag = 0;
+};
+
+/// Means over ranks of per-rank means, on rank 0.
+std::vector<double> mean_over_ranks(Comm& comm, std::vector<double> mine) {
+  const auto all = collect_to_root(comm, tag_collect, std::move(mine), 3);
+  std::vector<double> out(3, 0.0);
+  if (comm.rank() != 0) return out;
+  for (const auto& r : all) {
+    for (std::size_t i = 0; i < 3 && i < r.size(); ++i) out[i] += r[i] / static_cast<double>(all.size());
+  }
+  return out;
+}
+
+void run_ssp(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& cells) {
+  const int iterations = o.iterations > 0 ? o.iterations : 100;
+  const int me = comm.rank();
+  for (std::uint64_t n : o.elements) {
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<double> grad(count, 1.0);
+    std::vector<double> model(count, 0.0);
+    // Consistent algorithms under the same workers: one allreduce per iteration.
+    for (const std::string& name : o.algorithms) {
+      CollectiveOptions options;
+      options.algorithm = name;
+      double total = 0;
+      barrier(comm);
+      for (int it = 0; it < iterations; ++it) {
+        comm.runtime().sleep_for(compute_time(o, me, it));
+        const double t0 = comm.runtime().now();
+        allreduce(comm, grad.data(), model.data(), count, DataType::float64, ReduceOp::sum(), options);
+        total += comm.runtime().now() - t0;
+      }
+      const std::vector<double> m = mean_over_ranks(comm, {total / iterations, 0.0, 0.0});
+      if (me == 0) cells.push_back({name, n, "", m[0], 0.0, 0.0});
+    }
+    for (const char* topology : {"ssp", "ssp_ring"}) {
+      for (int slack : o.slacks) {
+        SspOptions options;
+        options.slack = slack;
+        options.topology = std::string(topology) == "ssp_ring" ? SspTopology::ring : SspTopology::hypercube;
+        options.timeout = 600.0;
+        SspAllreduce reduce(comm, count, DataType::float64, ReduceOp::sum(), options);
+        double total = 0;
+        double waited = 0;
+        double lag = 0;
+        for (int it = 0; it < iterations; ++it) {
+          comm.runtime().sleep_for(compute_time(o, me, it));
+          const double t0 = comm.runtime().now();
+          const SspResult r = reduce(grad.data(), model.data());
+          total += comm.runtime().now() - t0;
+          waited += r.wait_s;
+          lag += static_cast<double>(r.clock - r.min_clock);
+        }
+        reduce.finish();
+        const std::vector<double> m =
+            mean_over_ranks(comm, {total / iterations, waited / iterations, lag / iterations});
+        if (me == 0) cells.push_back({topology, n, std::to_string(slack), m[0], m[1], m[2]});
+      }
+    }
+  }
+}
+
+/// One registered collective timed: per round the slowest rank's time, median over rounds.
+template <class Call>
+double time_collective(Comm& comm, int warmup, int iterations, Call call) {
+  TimedLoop<double> loop;
+  loop.warmup = warmup;
+  loop.iterations = iterations;
+  loop.body = [&](int, double start) {
+    call();
+    return comm.runtime().now() - start;
+  };
+  const std::vector<double> mine = timed_loop(comm, loop);
+  const auto all = collect_to_root(comm, tag_collect, mine, static_cast<std::size_t>(iterations));
+  if (comm.rank() != 0) return 0;
+  std::vector<double> slowest(static_cast<std::size_t>(iterations), 0.0);
+  for (const auto& r : all) {
+    for (std::size_t i = 0; i < r.size() && i < slowest.size(); ++i) slowest[i] = std::max(slowest[i], r[i]);
+  }
+  return median(slowest);
+}
+
+void run_allreduce(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& cells) {
+  const int iterations = o.iterations > 0 ? o.iterations : 5;
+  for (std::uint64_t n : o.elements) {
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<double> in(count, 1.0);
+    std::vector<double> out(count, 0.0);
+    for (const std::string& name : o.algorithms) {
+      CollectiveOptions options;
+      options.algorithm = name;
+      const double t = time_collective(comm, o.warmup, iterations, [&] {
+        allreduce(comm, in.data(), out.data(), count, DataType::float64, ReduceOp::sum(), options);
+      });
+      if (comm.rank() == 0) cells.push_back({name, n, "", t, 0.0, 0.0});
+    }
+  }
+}
+
+void run_alltoall(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& cells) {
+  const int iterations = o.iterations > 0 ? o.iterations : 10;
+  const auto procs = static_cast<std::size_t>(comm.size());
+  for (std::uint64_t n : o.elements) {
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<std::byte> in(count * procs, std::byte{1});
+    std::vector<std::byte> out(count * procs);
+    for (const std::string& name : o.algorithms) {
+      CollectiveOptions options;
+      options.algorithm = name;
+      const double t = time_collective(comm, o.warmup, iterations,
+                                       [&] { alltoall(comm, in.data(), out.data(), count, DataType::byte, options); });
+      if (comm.rank() == 0) cells.push_back({name, n, "", t, 0.0, 0.0});
+    }
+  }
+}
+
+Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
+  const std::string& e = o.experiment;
+  if (e != "ssp" && e != "allreduce" && e != "alltoall") {
+    throw InvalidArgument("--experiment", "'" + e + "' is not one of ssp, allreduce, alltoall");
+  }
+  if (o.iterations < 0) throw InvalidArgument("--iterations", "must be >= 0");
+  if (o.compute_s < 0) throw InvalidArgument("--compute", "must be >= 0");
+  if (o.jitter < 0) throw InvalidArgument("--jitter", "must be >= 0");
+  for (int s : o.slacks) {
+    if (s < 0) throw InvalidArgument("--slacks", "a slack must be >= 0");
+  }
+  const std::string collective = e == "alltoall" ? "alltoall" : "allreduce";
+  if (o.algorithms.empty()) {
+    if (e == "ssp") {
+      o.algorithms = {"ring"};
+    } else if (e == "allreduce") {
+      o.algorithms = {"ring", "rabenseifner", "pipelined_linear"};
+    } else {
+      o.algorithms = {"pairwise", "linear", "bruck"};
+    }
+    // The one-sided algorithms and native, where they exist.
+    for (const Algorithm* a :
+         Registry::instance().list(e == "alltoall" ? Collective::alltoall : Collective::allreduce, b.backend)) {
+      if (a->name.rfind("onesided", 0) == 0 || a->name == "native") o.algorithms.push_back(a->name);
+    }
+  }
+  check_algorithms(collective, o.algorithms, b);
+  std::vector<Cell> cells;
+  int procs = 0;
+  run_ranks(b, [&](Comm& comm) {
+    std::vector<Cell> mine;
+    if (e == "ssp") {
+      run_ssp(comm, o, mine);
+    } else if (e == "allreduce") {
+      run_allreduce(comm, o, mine);
+    } else {
+      run_alltoall(comm, o, mine);
+    }
+    if (comm.rank() == 0) {
+      cells = std::move(mine);
+      procs = comm.size();
+    }
+  });
+  Report report;
+  report.experiment = "consistency";
+  report.metadata = {{"experiment", e},
+                     {"backend", b.backend},
+                     {"platform", platform_label(b)},
+                     {"iterations", std::to_string(o.iterations)}};
+  if (e == "ssp") {
+    report.metadata.emplace_back("compute", std::to_string(o.compute_s));
+    report.metadata.emplace_back("jitter", std::to_string(o.jitter));
+  }
+  for (const Cell& c : cells) {
+    Row row;
+    row.set("experiment", e)
+        .set("algorithm", c.algorithm)
+        .set("procs", static_cast<std::int64_t>(procs))
+        .set("elements", static_cast<std::int64_t>(c.elements))
+        .set("threshold", std::string())
+        .set("slack", c.slack)
+        .set("time_s", c.time_s)
+        .set("wait_s", c.wait_s);
+    if (e == "ssp") row.set("min_clock_lag", c.lag);
+    report.rows.push_back(std::move(row));
+  }
+  return report;
+}
+
+}  // namespace
+
+CLI::App* add_consistency_command(CLI::App& app, Common& common, Runner& chosen) {
+  Command cmd(app, "consistency",
+              "Seed 004's eventually consistent and one-sided collectives: ssp, allreduce, alltoall (issue 13)",
+              common);
+  auto o = std::make_shared<ConsistencyOptions>();
+  cmd->add_option("--experiment", o->experiment, "ssp | allreduce | alltoall")->capture_default_str();
+  cmd.counts("--elements", o->elements, "100Ki",
+             "vector lengths (doubles; alltoall: bytes per block), with K, Ki, M, Mi suffixes");
+  cmd.list("--thresholds", o->thresholds, "", "fractions of the data or processes (threshold experiments)");
+  cmd.counts("--slacks", o->slacks, "0,2,32,64", "slacks of the ssp experiment");
+  cmd.list("--algorithms", o->algorithms, "",
+           "registered algorithms to compare (default: the experiment's two-sided set, the one-sided ones, native)");
+  cmd->add_option("--iterations", o->iterations, "measured calls per cell (0: 100 for ssp, 5 allreduce, 10 alltoall)")
+      ->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "unmeasured calls first (allreduce, alltoall)")->capture_default_str();
+  cmd.duration("--compute", o->compute_s, "2ms", "ssp: a worker's computation per iteration, before jitter");
+  cmd->add_option("--jitter", o->jitter, "ssp: mean of the exponential extra computation, in units of --compute")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "ssp: seed of the workers' speeds")->capture_default_str();
+  cmd.runs(
+      chosen, [o](const BackendOptions& backend) { return run_consistency(*o, backend); },
+      [cmd, &common] {
+        if (!cmd.given("--procs") && common.backend == "mpi") common.procs = 0;
+        if (!cmd.given("--procs") && common.backend == "sim") common.procs = 32;
+      });
+  return cmd.app();
+}
+
+}  // namespace ragged::bench
