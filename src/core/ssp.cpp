@@ -192,9 +192,11 @@ void SspAllreduce::receive(int step, std::byte* work, std::size_t elements, doub
       // The slot keeps the data for later calls (the paper's rcv_data_vec: reused while it is
       // fresh enough); it is released when newer data replaces it or it gets too old. The writer
       // meanwhile writes into the other slot.
-      // An older slot is superseded by the one just used.
+      // A slot no newer than the one just used is superseded by it (equal clocks too: a partial
+      // reduction's clock can stay the same for several calls, and holding both slots would
+      // leave the writer without a credit for good).
       const int other = 1 - best;
-      if (ch.slot_clock[other] != 0 && ch.slot_clock[other] < v) release(other);
+      if (ch.slot_clock[other] != 0 && ch.slot_clock[other] <= v) release(other);
       return;
     }
     const double start = comm_.runtime().now();

@@ -8,16 +8,22 @@
 //                           sum): the one-sided ring against the two-sided ones and native
 //                           (figs. 11-12)
 //   --experiment alltoall   registered alltoall algorithms, --elements bytes per block (fig. 13)
+//   --experiment mf-sgd     matrix factorisation by SGD, the workers' models averaged with
+//                           SspAllreduce at every slack of --slacks: error against time and
+//                           iterations, and the time each slack takes to reach the error slack 0
+//                           reaches after --iterations (fig. 6; mf_sgd.hpp has the data)
 //
 // Workers of the ssp experiment compute between calls for --compute seconds times (1 + X), X
 // exponential with mean --jitter, drawn per rank and iteration from --seed: a shared cluster's
 // uneven speeds, the same on both backends (on mpi the real machine's own noise comes on top).
 //
 // Rows: experiment, algorithm, procs, elements, threshold, slack, time_s, wait_s (the csv
-// contract of issue 13), plus min_clock_lag (ssp: clock - min_clock, mean per call).
+// contract of issue 13), plus min_clock_lag (ssp: clock - min_clock, mean per call) and, for
+// mf-sgd, time_to_target_s, iterations_to_target and error (the final test RMSE).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -26,6 +32,7 @@
 
 #include "experiments.hpp"
 #include "harness.hpp"
+#include "mf_sgd.hpp"
 #include "options.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
@@ -50,6 +57,16 @@ struct ConsistencyOptions {
   double compute_s = 2e-3;
   double jitter = 0.5;
   unsigned seed = 1;
+  // mf-sgd
+  std::string ratings_path;
+  std::uint32_t users = 1000;
+  std::uint32_t per_user = 50;
+  int rank = 8;
+  double noise = 0.5;
+  double lr = 0.001;
+  double reg = 0.05;
+  int batch = 1000;
+  std::string curve_path;
 };
 
 /// Seconds rank `rank` computes before iteration `it` (see the top of this file).
@@ -68,6 +85,10 @@ struct Cell {
   double time_s = 0;
   double wait_s = 0;
   double lag = 0;
+  // mf-sgd
+  double time_to_target = -1;
+  int iterations_to_target = -1;
+  double error = 0;
 };
 
 /// Means over ranks of per-rank means, on rank 0.
@@ -184,11 +205,102 @@ void run_alltoall(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& ce
   }
 }
 
+/// Per-iteration averages over the workers of one slack's run (fig. 6).
+struct Curve {
+  int slack = 0;
+  std::vector<double> time_s;
+  std::vector<double> error;
+};
+
+void run_mf_sgd(Comm& comm, const ConsistencyOptions& o, const mf::Ratings& data, std::vector<Cell>& cells,
+                std::vector<Curve>& curves) {
+  const int me = comm.rank();
+  const int procs = comm.size();
+  const int base_iterations = o.iterations > 0 ? o.iterations : 500;
+  std::vector<mf::Rating> shard;
+  for (std::size_t i = static_cast<std::size_t>(me); i < data.train.size(); i += static_cast<std::size_t>(procs)) {
+    shard.push_back(data.train[i]);
+  }
+  for (int slack : o.slacks) {
+    // Slack 0 sets the target; the others get half as many iterations again to reach it.
+    const int iterations = slack == 0 ? base_iterations : base_iterations + base_iterations / 2;
+    // Each worker contributes the sum of every update it made (its delta from the common start):
+    // a stale delta leaves out recent updates but never undoes any, and using one twice is
+    // harmless; model = start + the reduced deltas. At slack 0 this is synchronous SGD whose
+    // updates of one iteration add up.
+    const mf::Model start_model = mf::initial_model(data, o.rank, o.seed);
+    mf::Model model = start_model;
+    std::vector<double> delta(model.factors.size(), 0.0);
+    std::vector<double> sum(model.factors.size(), 0.0);
+    std::vector<double> before(model.factors.size());
+    std::uint64_t rng = std::uint64_t{o.seed} * 7919U + static_cast<std::uint64_t>(me);
+    SspOptions options;
+    options.slack = slack;
+    options.timeout = 3600.0;
+    SspAllreduce reduce(comm, model.factors.size(), DataType::float64, ReduceOp::sum(), options);
+    std::vector<double> samples;  // time, error per iteration
+    samples.reserve(2 * static_cast<std::size_t>(iterations));
+    double in_calls = 0;
+    double waited = 0;
+    barrier(comm);
+    const double start = comm.runtime().now();
+    for (int it = 0; it < iterations; ++it) {
+      comm.runtime().sleep_for(compute_time(o, me, it));
+      before = model.factors;
+      mf::sgd(model, shard, o.batch, o.lr, o.reg, rng);
+      for (std::size_t i = 0; i < delta.size(); ++i) delta[i] += model.factors[i] - before[i];
+      const double t0 = comm.runtime().now();
+      const SspResult r = reduce(delta.data(), sum.data());
+      in_calls += comm.runtime().now() - t0;
+      waited += r.wait_s;
+      for (std::size_t i = 0; i < sum.size(); ++i) model.factors[i] = start_model.factors[i] + sum[i];
+      samples.push_back(comm.runtime().now() - start);
+      samples.push_back(mf::rmse(model, data.test));
+    }
+    reduce.finish();
+    const auto all = collect_to_root(comm, tag_collect, samples, samples.size());
+    const std::vector<double> m = mean_over_ranks(comm, {in_calls / iterations, waited / iterations, 0.0});
+    if (me != 0) continue;
+    Curve curve;
+    curve.slack = slack;
+    curve.time_s.assign(static_cast<std::size_t>(iterations), 0.0);
+    curve.error.assign(static_cast<std::size_t>(iterations), 0.0);
+    for (const auto& r : all) {
+      for (std::size_t i = 0; i < curve.time_s.size(); ++i) {
+        curve.time_s[i] += r[2 * i] / procs;
+        curve.error[i] += r[2 * i + 1] / procs;
+      }
+    }
+    Cell c{"ssp", model.factors.size(), std::to_string(slack), m[0], m[1], 0.0};
+    c.error = curve.error.back();
+    cells.push_back(c);
+    curves.push_back(std::move(curve));
+  }
+  if (me != 0 || curves.empty()) return;
+  // The target: slack 0's error after its iterations (the first slack's when 0 is not run).
+  const auto zero = std::find_if(curves.begin(), curves.end(), [](const Curve& c) { return c.slack == 0; });
+  const Curve& reference = zero != curves.end() ? *zero : curves.front();
+  const double target = reference.error.back();
+  for (std::size_t k = 0; k < curves.size(); ++k) {
+    const Curve& c = curves[k];
+    for (std::size_t i = 0; i < c.error.size(); ++i) {
+      if (c.error[i] <= target) {
+        cells[cells.size() - curves.size() + k].time_to_target = c.time_s[i];
+        cells[cells.size() - curves.size() + k].iterations_to_target = static_cast<int>(i) + 1;
+        break;
+      }
+    }
+  }
+}
+
 Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
   const std::string& e = o.experiment;
-  if (e != "ssp" && e != "allreduce" && e != "alltoall") {
-    throw InvalidArgument("--experiment", "'" + e + "' is not one of ssp, allreduce, alltoall");
+  if (e != "ssp" && e != "allreduce" && e != "alltoall" && e != "mf-sgd") {
+    throw InvalidArgument("--experiment", "'" + e + "' is not one of ssp, allreduce, alltoall, mf-sgd");
   }
+  if (o.batch < 0) throw InvalidArgument("--batch", "must be >= 0");
+  if (o.rank <= 0) throw InvalidArgument("--rank", "must be > 0");
+  if (o.users == 0) throw InvalidArgument("--users", "must be > 0");
   if (o.iterations < 0) throw InvalidArgument("--iterations", "must be >= 0");
   if (o.compute_s < 0) throw InvalidArgument("--compute", "must be >= 0");
   if (o.jitter < 0) throw InvalidArgument("--jitter", "must be >= 0");
@@ -196,7 +308,7 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
     if (s < 0) throw InvalidArgument("--slacks", "a slack must be >= 0");
   }
   const std::string collective = e == "alltoall" ? "alltoall" : "allreduce";
-  if (o.algorithms.empty()) {
+  if (o.algorithms.empty() && e != "mf-sgd") {
     if (e == "ssp") {
       o.algorithms = {"ring"};
     } else if (e == "allreduce") {
@@ -211,11 +323,24 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
     }
   }
   check_algorithms(collective, o.algorithms, b);
+  mf::Ratings data;
+  if (e == "mf-sgd") {
+    try {
+      data = o.ratings_path.empty() ? mf::synthetic(o.users, o.per_user, o.rank, o.noise, o.seed)
+                                    : mf::load_movielens(o.ratings_path);
+    } catch (const std::exception& x) {
+      throw InvalidArgument("--ratings", x.what());
+    }
+  }
   std::vector<Cell> cells;
+  std::vector<Curve> curves;
   int procs = 0;
   run_ranks(b, [&](Comm& comm) {
     std::vector<Cell> mine;
-    if (e == "ssp") {
+    std::vector<Curve> mine_curves;
+    if (e == "mf-sgd") {
+      run_mf_sgd(comm, o, data, mine, mine_curves);
+    } else if (e == "ssp") {
       run_ssp(comm, o, mine);
     } else if (e == "allreduce") {
       run_allreduce(comm, o, mine);
@@ -224,18 +349,34 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
     }
     if (comm.rank() == 0) {
       cells = std::move(mine);
+      curves = std::move(mine_curves);
       procs = comm.size();
     }
   });
+  if (!o.curve_path.empty() && !curves.empty()) {
+    std::ofstream out(o.curve_path);
+    if (!out) throw InvalidArgument("--curve", "cannot write " + o.curve_path);
+    out << "slack,iteration,time_s,error\n";
+    for (const Curve& c : curves) {
+      for (std::size_t i = 0; i < c.error.size(); ++i) {
+        out << c.slack << ',' << i + 1 << ',' << c.time_s[i] << ',' << c.error[i] << '\n';
+      }
+    }
+  }
   Report report;
   report.experiment = "consistency";
   report.metadata = {{"experiment", e},
                      {"backend", b.backend},
                      {"platform", platform_label(b)},
                      {"iterations", std::to_string(o.iterations)}};
-  if (e == "ssp") {
-    report.metadata.emplace_back("compute", std::to_string(o.compute_s));
-    report.metadata.emplace_back("jitter", std::to_string(o.jitter));
+  if (e == "ssp" || e == "mf-sgd") {
+    report.metadata.emplace_back("compute", significant(o.compute_s));
+    report.metadata.emplace_back("jitter", significant(o.jitter));
+  }
+  if (e == "mf-sgd") {
+    report.metadata.emplace_back("ratings", data.source);
+    report.metadata.emplace_back("train", std::to_string(data.train.size()));
+    report.metadata.emplace_back("test", std::to_string(data.test.size()));
   }
   for (const Cell& c : cells) {
     Row row;
@@ -248,6 +389,12 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
         .set("time_s", c.time_s)
         .set("wait_s", c.wait_s);
     if (e == "ssp") row.set("min_clock_lag", c.lag);
+    if (e == "mf-sgd") {
+      row.set("time_to_target_s", c.time_to_target >= 0 ? Value(c.time_to_target) : Value(std::string()))
+          .set("iterations_to_target",
+               c.iterations_to_target >= 0 ? Value(std::int64_t{c.iterations_to_target}) : Value(std::string()))
+          .set("error", c.error);
+    }
     report.rows.push_back(std::move(row));
   }
   return report;
@@ -260,7 +407,7 @@ CLI::App* add_consistency_command(CLI::App& app, Common& common, Runner& chosen)
               "Seed 004's eventually consistent and one-sided collectives: ssp, allreduce, alltoall (issue 13)",
               common);
   auto o = std::make_shared<ConsistencyOptions>();
-  cmd->add_option("--experiment", o->experiment, "ssp | allreduce | alltoall")->capture_default_str();
+  cmd->add_option("--experiment", o->experiment, "ssp | allreduce | alltoall | mf-sgd")->capture_default_str();
   cmd.counts("--elements", o->elements, "100Ki",
              "vector lengths (doubles; alltoall: bytes per block), with K, Ki, M, Mi suffixes");
   cmd.list("--thresholds", o->thresholds, "", "fractions of the data or processes (threshold experiments)");
@@ -274,6 +421,15 @@ CLI::App* add_consistency_command(CLI::App& app, Common& common, Runner& chosen)
   cmd->add_option("--jitter", o->jitter, "ssp: mean of the exponential extra computation, in units of --compute")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "ssp: seed of the workers' speeds")->capture_default_str();
+  cmd->add_option("--ratings", o->ratings_path, "mf-sgd: MovieLens ratings.csv (default: a synthetic matrix)");
+  cmd->add_option("--users", o->users, "mf-sgd: users of the synthetic matrix")->capture_default_str();
+  cmd->add_option("--per-user", o->per_user, "mf-sgd: ratings per user of the synthetic matrix")->capture_default_str();
+  cmd->add_option("--rank", o->rank, "mf-sgd: factors per user and item")->capture_default_str();
+  cmd->add_option("--noise", o->noise, "mf-sgd: noise of the synthetic ratings (stars)")->capture_default_str();
+  cmd->add_option("--lr", o->lr, "mf-sgd: learning rate")->capture_default_str();
+  cmd->add_option("--reg", o->reg, "mf-sgd: L2 regularisation")->capture_default_str();
+  cmd->add_option("--batch", o->batch, "mf-sgd: SGD updates per worker and iteration")->capture_default_str();
+  cmd->add_option("--curve", o->curve_path, "mf-sgd: csv of the error against time and iterations per slack");
   cmd.runs(
       chosen, [o](const BackendOptions& backend) { return run_consistency(*o, backend); },
       [cmd, &common] {
