@@ -146,6 +146,45 @@ TEST_P(Ssp, SlackBoundsTheStalenessAndCountsEveryContributionOnce) {
   }
 }
 
+TEST_P(Ssp, FreshDataKeepsFlowingAtALargeSlack) {
+  // Nearly equal workers and a slack far above their spread: the data each rank uses must stay
+  // as old as the spread plus one clock per step of the path it travels (a rank forwards what it
+  // holds when it gets there), not drift to the slack. (A partial reduction's clock can stay the
+  // same for several calls; holding two slots of equal clocks once starved the writer of credits
+  // and froze min_clock at 1.) The ring's path is 2(P - 1) steps long: at P >= 16 that is beyond
+  // the slack, and there is nothing to check.
+  const SspTopology topology = std::get<0>(GetParam());
+  const int procs = std::get<1>(GetParam());
+  if (procs < 2) GTEST_SKIP() << "nothing is stale alone";
+  int hops = 2;
+  while ((2 << (hops - 2)) <= procs) ++hops;
+  if (topology == SspTopology::ring) hops = 2 * (procs - 1);
+  // 40 iterations against 40 / 1.1 for the slowest rank: 4 clocks of spread; up to 1.5 clocks
+  // per step (measured: 20 over the 12 steps of the ring at P = 7), and a margin.
+  const std::uint64_t bound = 6 + 3 * static_cast<std::uint64_t>(hops) / 2;
+  if (bound >= 32) GTEST_SKIP() << "the path is longer than the slack";
+  constexpr int iterations = 40;
+  sim::run(on(procs), [&](Comm& comm) {
+    SspOptions options;
+    options.topology = topology;
+    options.slack = 32;
+    options.timeout = 60.0;
+    SspAllreduce reduce(comm, 1000, DataType::float64, ReduceOp::sum(), options);
+    std::vector<double> in(1000, 1.0);
+    std::vector<double> out(1000);
+    SspResult last;
+    for (int it = 1; it <= iterations; ++it) {
+      comm.runtime().sleep_for(2e-3 + 1e-4 * (comm.rank() % 3));
+      last = reduce(in.data(), out.data());
+    }
+    reduce.finish();
+    if (last.clock - last.min_clock > bound) {
+      throw test::CheckFailed(name_of(topology) + " rank " + std::to_string(comm.rank()) + ": clock " +
+                              std::to_string(last.clock) + " uses data from clock " + std::to_string(last.min_clock));
+    }
+  });
+}
+
 std::vector<Param> params() {
   std::vector<Param> out;
   for (SspTopology t : {SspTopology::hypercube, SspTopology::ring}) {
