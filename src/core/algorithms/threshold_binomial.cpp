@@ -119,6 +119,10 @@ void bcast_threshold_binomial(Context& ctx, void* buffer, std::size_t elements, 
     const int j = plan::distance_index(*c - v);
     await(ctx, window, slots, Kind::ready, j, call);
     window.put_notify(rank_of(*c), 0, buffer, bytes, slots.id(Kind::data, j), call);
+    // One write at a time (table I: the producer waits until its write is done): the farthest
+    // child gets the whole link first, as in a binomial tree; writes issued together would
+    // share it and every child would wait for all of them.
+    window.flush();
   }
   if (v != 0 && children.empty()) notify(window, slots, rank_of(tree::parent(v)), Kind::ack, up, call);
   for (const int c : children) {
