@@ -7,11 +7,13 @@
 //     -> build the Context (tag block, timeout, workspace, hints) and run the algorithm
 #include <cstdint>
 #include <cstdio>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "arrival/background.hpp"
+#include "dispatch/call.hpp"
 #include "dispatch/compose.hpp"
 #include "dispatch/state.hpp"
 #include "internal/common.hpp"
@@ -29,13 +31,11 @@ using internal::check_buffer;
 using internal::copy_bytes;
 using internal::is_in_place;
 
-/// Each collective's calls own a block of tags, far from the arrival agent's (below 8192).
+using internal::reject_in_place;
+using internal::tags_of;
+
 constexpr int tag_block_first = 10000;
 constexpr int tag_block_size = 64;
-
-TagBlock tags_of(Collective c) {
-  return TagBlock(tag_block_first + tag_block_size * static_cast<int>(c), tag_block_size);
-}
 
 /// Selects the algorithm of a call (or of a sub-call: `sub_call`) and reports a fallback once.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative, const Hints& hints,
@@ -66,7 +66,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
 
 template <Collective C, class... Args>
 void run(Comm& comm, const Algorithm& algorithm, const CollectiveOptions& options, Args... args) {
-  Context context(comm, tags_of(C), options.timeout, comm.dispatch_state().workspace, options.hints, &algorithm);
+  Context context = internal::call_context(comm, tags_of(C), options, &algorithm);
   std::get<static_cast<std::size_t>(C)>(algorithm.fn)(context, args...);
 }
 
@@ -107,13 +107,26 @@ std::size_t extent(std::span<const int> counts, std::span<const int> displs) {
   return static_cast<std::size_t>(needed);
 }
 
-void reject_in_place(const void* buffer, const char* argument, const char* where) {
-  if (is_in_place(buffer)) throw InvalidArgument(argument, std::string("in_place is allowed only ") + where);
-}
-
 }  // namespace
 
 namespace internal {
+
+TagBlock tags_of(Collective collective) {
+  return TagBlock(tag_block_first + tag_block_size * static_cast<int>(collective), tag_block_size);
+}
+
+TagBlock tags_of(Unlisted collective) {
+  constexpr int after_registry = static_cast<int>(std::size(all_collectives));
+  return TagBlock(tag_block_first + tag_block_size * (after_registry + static_cast<int>(collective)), tag_block_size);
+}
+
+Context call_context(Comm& comm, TagBlock tags, const CollectiveOptions& options, const Algorithm* algorithm) {
+  return Context(comm, tags, options.timeout, comm.dispatch_state().workspace, options.hints, algorithm);
+}
+
+void reject_in_place(const void* buffer, const char* argument, const char* where) {
+  if (is_in_place(buffer)) throw InvalidArgument(argument, std::string("in_place is allowed only ") + where);
+}
 
 const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   Comm& comm = ctx.comm();

@@ -1,0 +1,125 @@
+// The threshold broadcast and reduce under mpirun (tests/mpi_threshold/CMakeLists.txt runs it
+// with RAGGED_WINDOW=rma and =emulated): every root, the thresholds of the sim sweep, counts 0,
+// 1, 7, 1000 and 100003, bcast, reduce by data and by processes, in place and not, every other
+// call with staggered arrivals, all on one communicator back to back; then consecutive calls
+// with a slow rank (cross-call safety on a real transport). Every result is checked exactly
+// (tests/support/threshold_cases.hpp), threshold 1 against ragged::bcast and ragged::reduce.
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi/harness.hpp"
+#include "ragged/mpi.hpp"
+#include "support/threshold_cases.hpp"
+
+namespace ragged {
+namespace {
+
+using test::threshold::Case;
+using test::threshold::Kind;
+
+/// Runs `cases` on every rank; one verdict for the lot.
+void run_cases(Comm& comm, const std::vector<Case>& cases, const std::string& step, mpitest::Tally& tally) {
+  CollectiveOptions options;
+  options.timeout = 60.0;
+  bool ok = true;
+  try {
+    for (const Case& c : cases) test::threshold::run_case(comm, c, options);
+  } catch (const std::exception& e) {
+    ok = false;
+    mpitest::say(step + ": " + e.what());
+  }
+  mpitest::tally_step(tally, step, ok);
+}
+
+int run() {
+  mpitest::Tally tally;
+  const auto comm = mpi::make_comm(MPI_COMM_WORLD);
+  const int p = comm->size();
+  std::uint64_t salt = 0;
+  for (int root = 0; root < p; ++root) {
+    std::vector<Case> cases;
+    for (double t : test::threshold::thresholds()) {
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+        for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
+          for (bool in_place : {false, true}) {
+            if (kind == Kind::bcast && in_place) continue;
+            Case c;
+            c.kind = kind;
+            c.root = root;
+            c.count = count;
+            c.threshold = t;
+            c.in_place = in_place;
+            c.salt = ++salt;
+            c.float64 = salt % 2 == 0;
+            c.max_op = salt % 3 == 0;
+            c.stagger_seconds = salt % 2 == 1 ? 1e-3 : 0.0;
+            cases.push_back(c);
+          }
+        }
+      }
+    }
+    for (double t : {0.25, 1.0}) {
+      for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
+        Case c;
+        c.kind = kind;
+        c.root = root;
+        c.count = 100003;
+        c.threshold = t;
+        c.salt = ++salt;
+        c.float64 = true;
+        cases.push_back(c);
+      }
+    }
+    run_cases(*comm, cases, "sweep root " + std::to_string(root), tally);
+  }
+  // Consecutive calls, a slow rank every third call: the others run ahead as far as the
+  // protocol lets them.
+  for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
+    std::vector<Case> cases;
+    const double ts[] = {0.25, 1.0, 0.5, 0.1, 0.75};
+    for (std::uint64_t k = 0; k < 30; ++k) {
+      Case c;
+      c.kind = kind;
+      c.root = static_cast<int>((k / 4) % static_cast<std::uint64_t>(p));
+      c.threshold = ts[k % 5];
+      c.count = 100 + 37 * k;
+      c.salt = ++salt;
+      c.float64 = k % 2 == 0;
+      c.stagger_seconds = k % 3 == 0 ? 5e-3 : 0.0;
+      cases.push_back(c);
+    }
+    run_cases(*comm, cases, std::string("drift ") + (kind == Kind::bcast ? "bcast" : "reduce"), tally);
+  }
+  if (comm->rank() == 0) {
+    std::printf("%ld passed, %ld failed\n", tally.passed, tally.failed);
+    std::fflush(stdout);
+  }
+  return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace ragged
+
+int main(int argc, char** argv) {
+  std::unique_ptr<ragged::mpi::Session> session;
+  try {
+    session = std::make_unique<ragged::mpi::Session>(&argc, &argv);
+  } catch (const std::exception& e) {
+    std::printf("cannot start: %s\n", e.what());
+    return 2;
+  }
+  try {
+    return ragged::run();
+  } catch (const std::exception& e) {
+    std::printf("[rank %d] fatal: %s\n", ragged::mpitest::world_rank(), e.what());
+    std::fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return 2;
+}
