@@ -8,6 +8,10 @@
 //                           sum): the one-sided ring against the two-sided ones and native
 //                           (figs. 11-12)
 //   --experiment alltoall   registered alltoall algorithms, --elements bytes per block (fig. 13)
+//   --experiment bcast-threshold, reduce-threshold
+//                           the threshold broadcast and reduce (by data and by processes) at every
+//                           fraction of --thresholds, beside the exact registered algorithms
+//                           (figs. 8-10)
 //   --experiment mf-sgd     matrix factorisation by SGD, the workers' models averaged with
 //                           SspAllreduce at every slack of --slacks: error against time and
 //                           iterations, and the time each slack takes to reach the error slack 0
@@ -38,6 +42,7 @@
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/ssp.hpp"
+#include "ragged/threshold.hpp"
 #include "report.hpp"
 
 namespace ragged::bench {
@@ -89,7 +94,21 @@ struct Cell {
   double time_to_target = -1;
   int iterations_to_target = -1;
   double error = 0;
+  std::string threshold;
 };
+
+Cell make_cell(std::string algorithm, std::uint64_t elements, std::string slack, double time_s, double wait_s = 0,
+               double lag = 0, std::string threshold = {}) {
+  Cell c;
+  c.algorithm = std::move(algorithm);
+  c.elements = elements;
+  c.slack = std::move(slack);
+  c.time_s = time_s;
+  c.wait_s = wait_s;
+  c.lag = lag;
+  c.threshold = std::move(threshold);
+  return c;
+}
 
 /// Means over ranks of per-rank means, on rank 0.
 std::vector<double> mean_over_ranks(Comm& comm, std::vector<double> mine) {
@@ -122,7 +141,7 @@ void run_ssp(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& cells) 
         total += comm.runtime().now() - t0;
       }
       const std::vector<double> m = mean_over_ranks(comm, {total / iterations, 0.0, 0.0});
-      if (me == 0) cells.push_back({name, n, "", m[0], 0.0, 0.0});
+      if (me == 0) cells.push_back(make_cell(name, n, "", m[0]));
     }
     for (const char* topology : {"ssp", "ssp_ring"}) {
       for (int slack : o.slacks) {
@@ -145,7 +164,7 @@ void run_ssp(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& cells) 
         reduce.finish();
         const std::vector<double> m =
             mean_over_ranks(comm, {total / iterations, waited / iterations, lag / iterations});
-        if (me == 0) cells.push_back({topology, n, std::to_string(slack), m[0], m[1], m[2]});
+        if (me == 0) cells.push_back(make_cell(topology, n, std::to_string(slack), m[0], m[1], m[2]));
       }
     }
   }
@@ -183,7 +202,7 @@ void run_allreduce(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& c
       const double t = time_collective(comm, o.warmup, iterations, [&] {
         allreduce(comm, in.data(), out.data(), count, DataType::float64, ReduceOp::sum(), options);
       });
-      if (comm.rank() == 0) cells.push_back({name, n, "", t, 0.0, 0.0});
+      if (comm.rank() == 0) cells.push_back(make_cell(name, n, "", t));
     }
   }
 }
@@ -200,7 +219,70 @@ void run_alltoall(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& ce
       options.algorithm = name;
       const double t = time_collective(comm, o.warmup, iterations,
                                        [&] { alltoall(comm, in.data(), out.data(), count, DataType::byte, options); });
-      if (comm.rank() == 0) cells.push_back({name, n, "", t, 0.0, 0.0});
+      if (comm.rank() == 0) cells.push_back(make_cell(name, n, "", t));
+    }
+  }
+}
+
+/// The thresholds of --thresholds as fractions in (0, 1].
+std::vector<double> fractions(const std::vector<std::string>& texts) {
+  std::vector<double> out;
+  for (const std::string& t : texts) {
+    double v = 0;
+    try {
+      std::size_t used = 0;
+      v = std::stod(t, &used);
+      if (used != t.size()) throw std::invalid_argument(t);
+    } catch (const std::exception&) {
+      throw InvalidArgument("--thresholds", "'" + t + "' is not a number");
+    }
+    if (v > 1) v /= 100;  // 25 means 25 %
+    if (!(v > 0 && v <= 1)) throw InvalidArgument("--thresholds", "'" + t + "' is not in (0, 1] (or 0-100 %)");
+    out.push_back(v);
+  }
+  return out;
+}
+
+/// bcast-threshold and reduce-threshold (figs. 8-10): the threshold variants at every threshold,
+/// beside the exact registered algorithms of --algorithms, root 0, doubles, sum.
+void run_threshold(Comm& comm, const ConsistencyOptions& o, bool reduce_side, std::vector<Cell>& cells) {
+  const int iterations = o.iterations > 0 ? o.iterations : 5;
+  const std::vector<double> levels = fractions(o.thresholds);
+  for (std::uint64_t n : o.elements) {
+    const auto count = static_cast<std::size_t>(n);
+    std::vector<double> data(count, 1.0);
+    std::vector<double> out(count, 0.0);
+    const auto type = DataType::float64;
+    const ReduceOp sum = ReduceOp::sum();
+    for (double t : levels) {
+      const std::string level = significant(t);
+      if (!reduce_side) {
+        const double s = time_collective(comm, o.warmup, iterations,
+                                         [&] { (void)bcast_threshold(comm, data.data(), count, type, 0, t); });
+        if (comm.rank() == 0) cells.push_back(make_cell("threshold", n, "", s, 0, 0, level));
+        continue;
+      }
+      for (ThresholdBy by : {ThresholdBy::data, ThresholdBy::processes}) {
+        const double s = time_collective(comm, o.warmup, iterations, [&] {
+          (void)reduce_threshold(comm, data.data(), out.data(), count, type, sum, 0, t, by);
+        });
+        if (comm.rank() == 0) {
+          cells.push_back(
+              make_cell(by == ThresholdBy::data ? "threshold_data" : "threshold_processes", n, "", s, 0, 0, level));
+        }
+      }
+    }
+    for (const std::string& name : o.algorithms) {
+      CollectiveOptions options;
+      options.algorithm = name;
+      const double s = time_collective(comm, o.warmup, iterations, [&] {
+        if (reduce_side) {
+          reduce(comm, data.data(), out.data(), count, type, sum, 0, options);
+        } else {
+          bcast(comm, data.data(), count, type, 0, options);
+        }
+      });
+      if (comm.rank() == 0) cells.push_back(make_cell(name, n, "", s));
     }
   }
 }
@@ -271,7 +353,7 @@ void run_mf_sgd(Comm& comm, const ConsistencyOptions& o, const mf::Ratings& data
         curve.error[i] += r[2 * i + 1] / procs;
       }
     }
-    Cell c{"ssp", model.factors.size(), std::to_string(slack), m[0], m[1], 0.0};
+    Cell c = make_cell("ssp", model.factors.size(), std::to_string(slack), m[0], m[1]);
     c.error = curve.error.back();
     cells.push_back(c);
     curves.push_back(std::move(curve));
@@ -295,9 +377,14 @@ void run_mf_sgd(Comm& comm, const ConsistencyOptions& o, const mf::Ratings& data
 
 Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
   const std::string& e = o.experiment;
-  if (e != "ssp" && e != "allreduce" && e != "alltoall" && e != "mf-sgd") {
-    throw InvalidArgument("--experiment", "'" + e + "' is not one of ssp, allreduce, alltoall, mf-sgd");
+  const bool thresholds = e == "bcast-threshold" || e == "reduce-threshold";
+  if (e != "ssp" && e != "allreduce" && e != "alltoall" && e != "mf-sgd" && !thresholds) {
+    throw InvalidArgument("--experiment", "'" + e +
+                                              "' is not one of ssp, allreduce, alltoall, bcast-threshold, "
+                                              "reduce-threshold, mf-sgd");
   }
+  if (thresholds && o.thresholds.empty()) o.thresholds = {"0.25", "0.5", "0.75", "1"};
+  (void)fractions(o.thresholds);
   if (o.batch < 0) throw InvalidArgument("--batch", "must be >= 0");
   if (o.rank <= 0) throw InvalidArgument("--rank", "must be > 0");
   if (o.users == 0) throw InvalidArgument("--users", "must be > 0");
@@ -307,7 +394,14 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
   for (int s : o.slacks) {
     if (s < 0) throw InvalidArgument("--slacks", "a slack must be >= 0");
   }
-  const std::string collective = e == "alltoall" ? "alltoall" : "allreduce";
+  const std::string collective = e == "alltoall"           ? "alltoall"
+                                 : e == "bcast-threshold"  ? "bcast"
+                                 : e == "reduce-threshold" ? "reduce"
+                                                           : "allreduce";
+  if (thresholds && o.algorithms.empty()) {
+    o.algorithms = {"binomial"};
+    if (b.backend == "mpi") o.algorithms.emplace_back("native");
+  }
   if (o.algorithms.empty() && e != "mf-sgd") {
     if (e == "ssp") {
       o.algorithms = {"ring"};
@@ -340,6 +434,8 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
     std::vector<Curve> mine_curves;
     if (e == "mf-sgd") {
       run_mf_sgd(comm, o, data, mine, mine_curves);
+    } else if (thresholds) {
+      run_threshold(comm, o, e == "reduce-threshold", mine);
     } else if (e == "ssp") {
       run_ssp(comm, o, mine);
     } else if (e == "allreduce") {
@@ -384,7 +480,7 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
         .set("algorithm", c.algorithm)
         .set("procs", static_cast<std::int64_t>(procs))
         .set("elements", static_cast<std::int64_t>(c.elements))
-        .set("threshold", std::string())
+        .set("threshold", c.threshold)
         .set("slack", c.slack)
         .set("time_s", c.time_s)
         .set("wait_s", c.wait_s);
@@ -407,7 +503,9 @@ CLI::App* add_consistency_command(CLI::App& app, Common& common, Runner& chosen)
               "Seed 004's eventually consistent and one-sided collectives: ssp, allreduce, alltoall (issue 13)",
               common);
   auto o = std::make_shared<ConsistencyOptions>();
-  cmd->add_option("--experiment", o->experiment, "ssp | allreduce | alltoall | mf-sgd")->capture_default_str();
+  cmd->add_option("--experiment", o->experiment,
+                  "ssp | allreduce | alltoall | bcast-threshold | reduce-threshold | mf-sgd")
+      ->capture_default_str();
   cmd.counts("--elements", o->elements, "100Ki",
              "vector lengths (doubles; alltoall: bytes per block), with K, Ki, M, Mi suffixes");
   cmd.list("--thresholds", o->thresholds, "", "fractions of the data or processes (threshold experiments)");
