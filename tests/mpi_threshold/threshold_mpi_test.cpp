@@ -6,6 +6,7 @@
 // (tests/support/threshold_cases.hpp), threshold 1 against ragged::bcast and ragged::reduce.
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -14,7 +15,9 @@
 #include <vector>
 
 #include "mpi/harness.hpp"
+#include "ragged/error.hpp"
 #include "ragged/mpi.hpp"
+#include "ragged/threshold.hpp"
 #include "support/threshold_cases.hpp"
 
 namespace ragged {
@@ -95,6 +98,55 @@ int run() {
       cases.push_back(c);
     }
     run_cases(*comm, cases, std::string("drift ") + (kind == Kind::bcast ? "bcast" : "reduce"), tally);
+  }
+  // A stopped peer: after one call together the last rank makes no more; every other rank
+  // returns or raises TimeoutError within the timeout, and some do (bcast: the last rank is a
+  // leaf, whose parent waits for its acknowledgement; reduce: the root waits for its data). Each
+  // kind on a communicator of its own (the protocol state after a timeout is unknown), freed
+  // by every rank together at the end of the step: the window's destruction is collective, and
+  // must come before MPI_Finalize.
+  if (p > 1) {
+    std::vector<std::unique_ptr<Comm>> kept;
+    for (Kind kind : {Kind::bcast, Kind::reduce_data}) {
+      kept.push_back(mpi::make_comm(MPI_COMM_WORLD));
+      Comm& c = *kept.back();
+      CollectiveOptions o;
+      o.timeout = 0.5;
+      std::vector<double> v(64, 1.0);
+      std::vector<double> out(64, 0.0);
+      const auto call = [&] {
+        if (kind == Kind::bcast) {
+          (void)bcast_threshold(c, v.data(), v.size(), DataType::float64, 0, 0.5, o);
+        } else {
+          (void)reduce_threshold(c, v.data(), out.data(), v.size(), DataType::float64, ReduceOp::sum(), 0, 0.5,
+                                 ThresholdBy::data, o);
+        }
+      };
+      bool ok = true;
+      long timeouts = 0;
+      try {
+        call();  // together: creates the window
+        if (c.rank() != p - 1) {
+          const auto start = std::chrono::steady_clock::now();
+          try {
+            call();
+          } catch (const TimeoutError&) {
+            ++timeouts;
+          }
+          const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          ok = took < 0.5 + 0.5;
+        }
+      } catch (const std::exception& e) {
+        ok = false;
+        mpitest::say(std::string("stopped peer: ") + e.what());
+      }
+      long all = 0;
+      MPI_Allreduce(&timeouts, &all, 1, MPI_LONG, MPI_SUM, mpitest::verdict_comm());
+      mpitest::tally_step(tally,
+                          std::string("stopped peer, ") + (kind == Kind::bcast ? "bcast" : "reduce") +
+                              ": TimeoutError within the timeout",
+                          ok && all > 0);
+    }
   }
   if (comm->rank() == 0) {
     std::printf("%ld passed, %ld failed\n", tally.passed, tally.failed);
