@@ -13,14 +13,14 @@ namespace ragged {
 
 /// Tuning of allreduce "onesided_ring" (docs/algorithms/allreduce-onesided-ring.md).
 struct OneSidedTuning {
-  /// The default segment: measured on the simulated clusters of seed 004 (the doc's table).
-  static constexpr std::size_t default_segment_bytes = std::size_t{256} << 10;
+  /// The default segment, measured on skylake-fdr-32 (docs/algorithms/allreduce-onesided-ring.md).
+  static constexpr std::size_t default_segment_bytes = std::size_t{64} << 10;
   static constexpr int default_slots = 4;
 
   /// Each 1/P chunk of the vector is cut into segments of at most this many bytes (0: 1 byte),
   /// each a put of its own into one of the right neighbour's receive slots.
   std::size_t segment_bytes = default_segment_bytes;
-  /// Receive slots per rank (at least 2): how many segments may be in flight on a link.
+  /// Receive slots per rank (at least 1): how many segments may be in flight on a link.
   int slots = default_slots;
 };
 
