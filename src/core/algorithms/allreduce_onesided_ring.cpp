@@ -46,6 +46,9 @@ namespace ragged {
 
 namespace {
 
+/// Puts between two flushes (see the end of allreduce_onesided_ring).
+constexpr std::size_t flush_every = 256;
+
 /// A data or acknowledgement notification: the call in the high 32 bits, piece + 1 in the low ones
 /// (never zero).
 std::uint64_t piece_value(std::uint64_t call, std::size_t piece) {
@@ -115,6 +118,7 @@ void allreduce_onesided_ring(Context& ctx, const void* /*sendbuf*/, void* recvbu
     const plan::Piece& p = sends[s];
     win.put_notify(right, (s % slots) * slot_bytes, out + p.offset * esize, p.count * esize, data_id(s),
                    piece_value(call, s));
+    if ((s + 1) % flush_every == 0) win.flush();
   };
 
   const auto take = [&](std::size_t q) {
@@ -137,6 +141,11 @@ void allreduce_onesided_ring(Context& ctx, const void* /*sendbuf*/, void* recvbu
     take(q);
   }
   while (next < sends.size()) put(next++);
+  // Every put of this call has landed: nothing is owed to the next call. The emulated window
+  // (src/mpi/window_emulated.cpp) keeps one acknowledgement message per put until a flush, and
+  // MPI's matching slows down with every unreceived one, so the flushes also come every
+  // flush_every puts within a call.
+  win.flush();
 }
 
 }  // namespace ragged

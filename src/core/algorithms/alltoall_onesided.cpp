@@ -66,6 +66,9 @@ void alltoall_onesided(Context& ctx, const void* sendbuf, void* recvbuf, std::si
     }
     internal::copy_bytes(out + from * b, window + half_start + from * b, b);
   }
+  // Every put of this call has landed (the emulated window keeps an acknowledgement per put
+  // until a flush, and MPI's matching slows down with every unreceived one).
+  win.flush();
 }
 
 }  // namespace ragged
