@@ -216,7 +216,8 @@ EngineState& ensure_engine(const Config& config) {
 
 std::vector<std::string> shipped_platforms() {
   return {"cluster-1gbe-48",    "infiniband-qdr-560",      "two-clusters-30-30",
-          "two-clusters-20-40", "three-clusters-18-30-12", "four-clusters-16-4-24-12"};
+          "two-clusters-20-40", "three-clusters-18-30-12", "four-clusters-16-4-24-12",
+          "skylake-fdr-32",     "marenostrum4-opa-32",     "galileo-opa-16x4"};
 }
 
 std::string platform_path(std::string_view name_or_path) {

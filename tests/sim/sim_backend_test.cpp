@@ -403,8 +403,9 @@ TEST(SimBackend, TruncationIsATransportErrorWithMpisCode) {
 
 TEST(SimBackend, ShippedPlatformsResolveAndUnknownNamesAreRejected) {
   const auto names = sim::shipped_platforms();
-  for (const char* expected : {"cluster-1gbe-48", "infiniband-qdr-560", "two-clusters-30-30", "two-clusters-20-40",
-                               "three-clusters-18-30-12", "four-clusters-16-4-24-12"}) {
+  for (const char* expected :
+       {"cluster-1gbe-48", "infiniband-qdr-560", "two-clusters-30-30", "two-clusters-20-40", "three-clusters-18-30-12",
+        "four-clusters-16-4-24-12", "skylake-fdr-32", "marenostrum4-opa-32", "galileo-opa-16x4"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   for (const auto& name : names) {
@@ -603,6 +604,55 @@ TEST(SimBackend, InfinibandNodesShareTheirHca) {
   });
   for (int r = 0; r < 32; ++r) EXPECT_NEAR(done[static_cast<std::size_t>(r)], 1.7e-6 + 16 * 3.2e6 / 3.2e9, tick) << r;
   EXPECT_NEAR(done[33], 0.5e-6 + 3.2e6 / 3.2e9, tick);
+}
+
+// The clusters of seed 004 (platforms/README.md): one message between two nodes.
+void expect_node_to_node(const char* platform, int procs, int to, double latency, double bandwidth) {
+  sim::Config c;
+  c.platform = platform;
+  c.procs = procs;
+  for (const std::size_t bytes : {std::size_t{0}, std::size_t{1} << 20}) {
+    std::vector<double> done(static_cast<std::size_t>(procs), -1);
+    sim::run(c, [&](Comm& comm) {
+      std::vector<std::byte> buf(bytes);
+      if (comm.rank() == 0) comm.send(to, 0, buf.data(), bytes);
+      if (comm.rank() == to) comm.recv(0, 0, buf.data(), bytes);
+      done[static_cast<std::size_t>(comm.rank())] = comm.runtime().now();
+    });
+    EXPECT_NEAR(done[static_cast<std::size_t>(to)], latency + static_cast<double>(bytes) / bandwidth, tick)
+        << platform << " " << bytes;
+  }
+}
+
+TEST(SimBackend, SkylakeFdrNodes) {
+  REQUIRE_PLATFORM("skylake-fdr-32");
+  expect_node_to_node("skylake-fdr-32", 32, 31, 0.7e-6, 6e9);
+}
+
+TEST(SimBackend, MareNostrum4OmniPathNodes) {
+  REQUIRE_PLATFORM("marenostrum4-opa-32");
+  expect_node_to_node("marenostrum4-opa-32", 32, 31, 1e-6, 12e9);
+}
+
+TEST(SimBackend, GalileoFourRanksPerNodeShareTheirHfi) {
+  REQUIRE_PLATFORM("galileo-opa-16x4");
+  sim::Config c;
+  c.platform = "galileo-opa-16x4";
+  c.procs = 64;
+  const sim::Placement pl = sim::placement(c);
+  EXPECT_EQ(pl.host[5], "node-1-core-1");
+  EXPECT_EQ(pl.zone[5], "node-1");
+  EXPECT_EQ(pl.host[63], "node-15-core-3");
+  expect_node_to_node("galileo-opa-16x4", 64, 63, 1e-6, 10e9);  // a lone flow: the core's 10 GBps
+  std::vector<double> done(64, -1);
+  sim::run(c, [&](Comm& comm) {
+    std::vector<std::byte> buf(1200000);
+    const int r = comm.rank();
+    if (r < 4) comm.send(r + 4, 0, buf.data(), buf.size());  // node 0 -> node 1, the 4 cores at once
+    if (r >= 4 && r < 8) comm.recv(r - 4, 0, buf.data(), buf.size());
+    done[static_cast<std::size_t>(r)] = comm.runtime().now();
+  });
+  for (int r = 0; r < 8; ++r) EXPECT_NEAR(done[static_cast<std::size_t>(r)], 1e-6 + 4 * 1.2e6 / 12e9, tick) << r;
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "ragged/registry.hpp"
 #include "ragged/selection.hpp"
 #include "ragged/topology.hpp"
+#include "ragged/window.hpp"
 #ifdef RAGGED_BENCH_WITH_SIM
 #include "ragged/sim.hpp"
 #endif
@@ -165,13 +166,37 @@ class ClusterOrderComm final : public Comm {
     const int from = source == any_source ? any_source : order_[static_cast<std::size_t>(source)];
     return wrap(inner_.irecv(from, tag, data, capacity));
   }
+  /// The inner window, its puts addressed in the new numbering (notification ids are not ranks).
   std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override {
-    (void)bytes;
-    (void)notifications;
-    throw UnsupportedError("ClusterOrderComm: no windows");
+    return std::make_unique<RenumberedWindow>(inner_.create_window(bytes, notifications), order_);
   }
 
  private:
+  class RenumberedWindow final : public Window {
+   public:
+    RenumberedWindow(std::unique_ptr<Window> inner, std::vector<int> order)
+        : inner_(std::move(inner)), order_(std::move(order)) {}
+    std::span<std::byte> local() override { return inner_->local(); }
+    [[nodiscard]] std::size_t bytes() const override { return inner_->bytes(); }
+    [[nodiscard]] int notifications() const override { return inner_->notifications(); }
+    void put_notify(int target, std::size_t offset, const void* data, std::size_t size, int id,
+                    std::uint64_t value) override {
+      if (target < 0 || static_cast<std::size_t>(target) >= order_.size()) {
+        throw InvalidArgument("target", "rank " + std::to_string(target) + " is outside the communicator");
+      }
+      inner_->put_notify(order_[static_cast<std::size_t>(target)], offset, data, size, id, value);
+    }
+    int notify_wait_some(int first, int count, Timeout timeout) override {
+      return inner_->notify_wait_some(first, count, timeout);
+    }
+    std::uint64_t notify_reset(int id) override { return inner_->notify_reset(id); }
+    void flush() override { inner_->flush(); }
+
+   private:
+    std::unique_ptr<Window> inner_;
+    std::vector<int> order_;
+  };
+
   // Reports the sources of completed receives in the new numbering.
   class Impl final : public RequestImpl {
    public:
