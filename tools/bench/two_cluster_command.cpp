@@ -9,7 +9,8 @@ CLI::App* add_two_cluster_command(CLI::App& app, Common& common, Runner& chosen)
               "Alltoall between two clusters over a slow backbone (seed 001 §5): LG against the baselines", common);
   auto o = std::make_shared<TwoClusterOptions>();
   cmd->add_option("--collective", o->collective, "alltoall, or alltoallv (beyond the paper)")->capture_default_str();
-  cmd.list("--algorithms", o->algorithms, "", "comma-separated names (default: every one of the collective)");
+  cmd.list("--algorithms", o->algorithms, "",
+           "comma-separated names (default: every one of the collective but the one-sided ones)");
   cmd->add_option("--n1", o->n1, "processes of the first cluster")->capture_default_str();
   cmd->add_option("--n2", o->n2, "processes of the second cluster (mpi: the rest of the job)")->capture_default_str();
   cmd.counts("--clusters", o->clusters, "",
