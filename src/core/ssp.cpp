@@ -14,11 +14,11 @@
 //
 // A slot is written only while its writer holds its credit, and the reader returns the credit
 // only when newer data has replaced it or it is too old to ever use (until then the reader reuses
-// it, call after call: algorithm 1's rcv_data_vec), so no put ever lands in memory being read. A writer without a free slot keeps the data as pending, replaces it with
-// newer data, and writes it when a credit arrives, from any of its later calls or waits: it never
-// blocks on a reader, which would cap the slack at the number of slots. Every wait (a receive,
-// finish) first takes every notification (drain), so pending data flows while a rank waits for
-// anything; the wait-for graph follows (clock, step) downwards and has no cycle.
+// it, call after call: algorithm 1's rcv_data_vec), so no put ever lands in memory being read. A writer without a free
+// slot keeps the data as pending, replaces it with newer data, and writes it when a credit arrives, from any of its
+// later calls or waits: it never blocks on a reader, which would cap the slack at the number of slots. Every wait (a
+// receive, finish) first takes every notification (drain), so pending data flows while a rank waits for anything; the
+// wait-for graph follows (clock, step) downwards and has no cycle.
 //
 // Cost per call, hypercube (n = count*size bytes, d = log2 P, waiting aside):
 // (d + 2 fold steps) alpha + (d + 2) n beta + d n gamma; ring: 2(P-1) alpha + 2(P-1)/P n beta
