@@ -11,8 +11,12 @@
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <memory>
 #include <string>
 #include <thread>
+
+#include "ragged/mpi.hpp"
 
 namespace ragged::mpitest {
 
@@ -98,6 +102,27 @@ inline bool tally_step(Tally& tally, const std::string& what, bool ok, double de
     if (world_rank() == 0) say("FAILED: " + what);
   }
   return all;
+}
+
+/// A test driver's main(): starts MPI (a ragged::mpi::Session), returns `run()`'s exit code, and
+/// aborts the job naming the rank when `run` throws (so the other ranks do not wait for it).
+template <class Run>
+int main_of(int* argc, char*** argv, Run run) {
+  std::unique_ptr<mpi::Session> session;
+  try {
+    session = std::make_unique<mpi::Session>(argc, argv);
+  } catch (const std::exception& e) {
+    std::printf("cannot start: %s\n", e.what());
+    return 2;
+  }
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    std::printf("[rank %d] fatal: %s\n", world_rank(), e.what());
+    std::fflush(stdout);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  return 2;
 }
 
 }  // namespace ragged::mpitest

@@ -158,20 +158,4 @@ int run() {
 }  // namespace
 }  // namespace ragged
 
-int main(int argc, char** argv) {
-  std::unique_ptr<ragged::mpi::Session> session;
-  try {
-    session = std::make_unique<ragged::mpi::Session>(&argc, &argv);
-  } catch (const std::exception& e) {
-    std::printf("cannot start: %s\n", e.what());
-    return 2;
-  }
-  try {
-    return ragged::run();
-  } catch (const std::exception& e) {
-    std::printf("[rank %d] fatal: %s\n", ragged::mpitest::world_rank(), e.what());
-    std::fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return 2;
-}
+int main(int argc, char** argv) { return ragged::mpitest::main_of(&argc, &argv, ragged::run); }
