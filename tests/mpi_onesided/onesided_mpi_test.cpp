@@ -31,9 +31,14 @@ std::int64_t value(int rank, std::size_t index, int call) {
 
 void stagger(int rank, int call) { std::this_thread::sleep_for(std::chrono::milliseconds((rank * 5 + call * 3) % 7)); }
 
-std::vector<std::size_t> call_counts(int procs) {
+std::vector<std::size_t> call_counts(int procs, std::size_t segment_bytes = 0) {
   const auto p = static_cast<std::size_t>(procs);
-  return {1000, 5, 0, 200000, 1, p - 1, 20000, 3 * p + 1, 0, 777, 200000};
+  // The large counts give the default 64 KiB segments several segments per block. Small segments
+  // get there at a tenth of it (20000 int64 at 256 bytes: 125 segments per block at np 5), and a
+  // put per 256 bytes of 1.6 MB is slow where ranks outnumber cores and the MPI library spins in
+  // MPI_Win_flush (MPICH, docs/portability.md).
+  const std::size_t large = segment_bytes != 0 && segment_bytes < 4096 ? 20000 : 200000;
+  return {1000, 5, 0, large, 1, p - 1, 20000, 3 * p + 1, 0, 777, large};
 }
 
 CollectiveOptions options(const std::string& algorithm, std::size_t segment_bytes, int slots) {
@@ -49,7 +54,7 @@ std::string allreduce_calls(Comm& comm, std::size_t segment_bytes, int slots) {
   const int me = comm.rank();
   const int procs = comm.size();
   const CollectiveOptions o = options("onesided_ring", segment_bytes, slots);
-  const std::vector<std::size_t> counts = call_counts(procs);
+  const std::vector<std::size_t> counts = call_counts(procs, segment_bytes);
   for (std::size_t c = 0; c < counts.size(); ++c) {
     const int call = static_cast<int>(c);
     const std::size_t n = counts[c];
