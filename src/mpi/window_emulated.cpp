@@ -6,11 +6,12 @@
 //
 //   origin                          target's progress thread         target's caller
 //   put_notify: copy header+data,
-//     MPI_Isend(tag put) ---------> MPI_Improbe / MPI_Mrecv
+//     MPI_Isend(tag put) ---------> MPI_Improbe, MPI_Imrecv (every matched
+//                                   put in flight at once); in match order:
 //                                   lock; data at offset;
 //                                   notification id = value;
 //                                   unlock; notify waiters --------> notify_wait_some wakes
-//   flush: wait the sends,  <------ MPI_Send(tag ack)                 (data before notification:
+//   flush: wait the sends,  <------ MPI_Isend(tag ack)                 (data before notification:
 //     then one ack per put                                            both under one mutex)
 //
 // Ordering: MPI keeps one origin's messages to one target in order, so puts land in the
@@ -22,6 +23,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -220,47 +222,86 @@ class EmulatedWindow final : public Window {
     if (error_) std::rethrow_exception(error_);
   }
 
-  /// Frees the buffers of the sends that have completed (the acknowledgements stay owed).
+  /// Frees the buffers of the sends that have completed and takes the acknowledgements that have
+  /// arrived, without waiting for either: a rank that never flushes leaves at most one call's
+  /// acknowledgements in MPI's queue of unexpected messages, which slows every match.
   void reap() {
-    std::vector<Outgoing> still;
-    for (Outgoing& o : sent_) {
+    std::erase_if(sent_, [](Outgoing& o) {
       int done = 0;
       check(MPI_Test(&o.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      if (done == 0) still.push_back(std::move(o));
+      return done != 0;
+    });
+    while (unacknowledged_ > 0) {
+      int flag = 0;
+      MPI_Message message = MPI_MESSAGE_NULL;
+      check(MPI_Improbe(MPI_ANY_SOURCE, tag_ack, comm_, &flag, &message, MPI_STATUS_IGNORE), "MPI_Improbe");
+      if (flag == 0) break;
+      check(MPI_Mrecv(nullptr, 0, MPI_BYTE, &message, MPI_STATUS_IGNORE), "MPI_Mrecv");
+      --unacknowledged_;
     }
-    sent_ = std::move(still);
   }
 
   /// The progress thread: applies every put that reaches this rank, acknowledges it, and
-  /// stops at the message this rank sends itself when the window goes.
+  /// stops at the message this rank sends itself when the window goes. It receives every put it
+  /// has matched at once (MPI_Imrecv), so rendezvous transfers from many origins overlap instead
+  /// of costing a round trip each, one after another; it applies them in the order they matched,
+  /// which keeps each origin's puts in the order they were issued.
   void serve() {
+    struct Incoming {
+      std::vector<std::byte> bytes;
+      MPI_Request request = MPI_REQUEST_NULL;
+      int source = 0;
+    };
     Backoff backoff;
-    std::vector<std::byte> in;
+    std::deque<Incoming> matched;
+    std::vector<MPI_Request> acks;
     try {
       for (;;) {
+        bool moved = false;
         int flag = 0;
         MPI_Message message = MPI_MESSAGE_NULL;
         MPI_Status status;
         check(MPI_Improbe(MPI_ANY_SOURCE, tag_put, comm_, &flag, &message, &status), "MPI_Improbe");
-        if (flag == 0) {
+        if (flag != 0) {
+          int count = 0;
+          check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+          Incoming& in = matched.emplace_back();
+          in.bytes.resize(static_cast<std::size_t>(count));
+          in.source = status.MPI_SOURCE;
+          check(MPI_Imrecv(in.bytes.data(), count, MPI_BYTE, &message, &in.request), "MPI_Imrecv");
+          moved = true;
+        }
+        while (!matched.empty()) {
+          Incoming& in = matched.front();
+          int done = 0;
+          check(MPI_Test(&in.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+          if (done == 0) break;
+          Header h;
+          std::memcpy(&h, in.bytes.data(), sizeof h);
+          if (h.stop != 0) {
+            for (MPI_Request& ack : acks) poll(ack, "MPI_Isend");
+            return;
+          }
+          {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            if (h.size != 0) std::memcpy(data_.data() + h.offset, in.bytes.data() + sizeof h, h.size);
+            if (h.value != 0) slots_[static_cast<std::size_t>(h.id)] = h.value;
+          }
+          changed_.notify_all();
+          check(MPI_Isend(nullptr, 0, MPI_BYTE, in.source, tag_ack, comm_, &acks.emplace_back()), "MPI_Isend");
+          matched.pop_front();
+          moved = true;
+        }
+        std::erase_if(acks, [](MPI_Request& ack) {
+          int done = 0;
+          check(MPI_Test(&ack, &done, MPI_STATUS_IGNORE), "MPI_Test");
+          return done != 0;
+        });
+        if (moved) {
+          backoff = Backoff{};
+        } else {
           backoff.pause();
-          continue;
         }
-        backoff = Backoff{};
-        int count = 0;
-        check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-        in.resize(static_cast<std::size_t>(count));
-        check(MPI_Mrecv(in.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
-        Header h;
-        std::memcpy(&h, in.data(), sizeof h);
-        if (h.stop != 0) return;
-        {
-          const std::lock_guard<std::mutex> lock(mutex_);
-          if (h.size != 0) std::memcpy(data_.data() + h.offset, in.data() + sizeof h, h.size);
-          if (h.value != 0) slots_[static_cast<std::size_t>(h.id)] = h.value;
-        }
-        changed_.notify_all();
-        send_polling(nullptr, 0, status.MPI_SOURCE, tag_ack, comm_);
       }
     } catch (...) {
       {
