@@ -46,7 +46,7 @@ namespace ragged {
 
 namespace {
 
-/// Puts between two flushes (see the end of allreduce_onesided_ring).
+/// Puts between two flushes within a call (see the end of allreduce_onesided_ring).
 constexpr std::size_t flush_every = 256;
 
 /// A data or acknowledgement notification: the call in the high 32 bits, piece + 1 in the low ones
@@ -141,11 +141,11 @@ void allreduce_onesided_ring(Context& ctx, const void* /*sendbuf*/, void* recvbu
     take(q);
   }
   while (next < sends.size()) put(next++);
-  // Every put of this call has landed: nothing is owed to the next call. The emulated window
-  // (src/mpi/window_emulated.cpp) keeps one acknowledgement message per put until a flush, and
-  // MPI's matching slows down with every unreceived one, so the flushes also come every
-  // flush_every puts within a call.
-  win.flush();
+  // No flush at the end: the next call writes a slot only after the neighbour's ready of that
+  // call, so nothing of this call's completion is owed to it, and waiting for the last puts to
+  // land would add a one-way latency to every call. The emulated window (src/mpi/window_emulated.cpp)
+  // takes its acknowledgements as they come; the flushes every flush_every puts within a call
+  // bound the sends it holds.
 }
 
 }  // namespace ragged
