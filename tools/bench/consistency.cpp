@@ -40,6 +40,7 @@
 #include "options.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
+#include "ragged/onesided.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/ssp.hpp"
 #include "ragged/threshold.hpp"
@@ -59,6 +60,8 @@ struct ConsistencyOptions {
   std::vector<std::string> algorithms;
   int iterations = 0;  // 0: the experiment's default
   int warmup = 1;
+  std::uint64_t segment_bytes = 0;  // allreduce onesided_ring: OneSidedTuning (0: its default)
+  int slots = 0;
   double compute_s = 2e-3;
   double jitter = 0.5;
   unsigned seed = 1;
@@ -199,6 +202,12 @@ void run_allreduce(Comm& comm, const ConsistencyOptions& o, std::vector<Cell>& c
     for (const std::string& name : o.algorithms) {
       CollectiveOptions options;
       options.algorithm = name;
+      if (name == "onesided_ring" && (o.segment_bytes != 0 || o.slots != 0)) {
+        OneSidedTuning tuning;
+        if (o.segment_bytes != 0) tuning.segment_bytes = static_cast<std::size_t>(o.segment_bytes);
+        if (o.slots != 0) tuning.slots = o.slots;
+        options.hints.set(std::make_shared<OneSidedTuning>(tuning));
+      }
       const double t = time_collective(comm, o.warmup, iterations, [&] {
         allreduce(comm, in.data(), out.data(), count, DataType::float64, ReduceOp::sum(), options);
       });
@@ -469,6 +478,12 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
     report.metadata.emplace_back("compute", significant(o.compute_s));
     report.metadata.emplace_back("jitter", significant(o.jitter));
   }
+  if (e == "allreduce") {
+    const OneSidedTuning defaults;
+    report.metadata.emplace_back("segment",
+                                 std::to_string(o.segment_bytes != 0 ? o.segment_bytes : defaults.segment_bytes));
+    report.metadata.emplace_back("slots", std::to_string(o.slots != 0 ? o.slots : defaults.slots));
+  }
   if (e == "mf-sgd") {
     report.metadata.emplace_back("ratings", data.source);
     report.metadata.emplace_back("train", std::to_string(data.train.size()));
@@ -515,6 +530,10 @@ CLI::App* add_consistency_command(CLI::App& app, Common& common, Runner& chosen)
   cmd->add_option("--iterations", o->iterations, "measured calls per cell (0: 100 for ssp, 5 allreduce, 10 alltoall)")
       ->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "unmeasured calls first (allreduce, alltoall)")->capture_default_str();
+  cmd.count("--segment", o->segment_bytes, "",
+            "allreduce: onesided_ring's segment in bytes, with K, Ki, M, Mi suffixes (default: OneSidedTuning's)");
+  cmd->add_option("--slots", o->slots, "allreduce: onesided_ring's receive slots (0: OneSidedTuning's default)")
+      ->check(CLI::NonNegativeNumber);
   cmd.duration("--compute", o->compute_s, "2ms", "ssp: a worker's computation per iteration, before jitter");
   cmd->add_option("--jitter", o->jitter, "ssp: mean of the exponential extra computation, in units of --compute")
       ->capture_default_str();
