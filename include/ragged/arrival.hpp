@@ -109,6 +109,16 @@ class ArrivalSnapshot {
   bool regular_fallback_ = true;
 };
 
+/// A hint for `auto` (CollectiveOptions::hints.set): the arrivals at this call were spread by
+/// about `omega` seconds (latest minus earliest, measured at earlier calls of the same site) but
+/// could not be predicted, so no snapshot says who will be late. `auto` then runs an
+/// arrival-reactive algorithm (allgather push) when omega is at least tau of a block under
+/// `link` (any omega > 0 when the link is unknown). Every rank of the call must pass the same.
+struct ArrivalSpread {
+  double omega = 0;
+  LinkModel link{};
+};
+
 // ------------------------------------------------------------------ estimators
 
 /// Linear extrapolation inside an iteration (listing 1 of seed 000): a computation that

@@ -31,8 +31,11 @@ inline constexpr Collective all_collectives[] = {
 [[nodiscard]] Collective parse_collective(std::string_view name);
 
 struct Restrictions {
-  bool commutative_only = false;    ///< needs a commutative reduction operator
-  bool needs_arrival = false;       ///< arrival-aware: uses an ArrivalSnapshot hint (correct without one)
+  bool commutative_only = false;  ///< needs a commutative reduction operator
+  bool needs_arrival = false;     ///< arrival-aware: uses an ArrivalSnapshot hint (correct without one)
+  /// Arrival-reactive: needs no snapshot; `auto` runs it when an ArrivalSpread hint reports
+  /// arrivals spread by at least a block's time that nobody could predict.
+  bool reactive = false;
   bool needs_two_clusters = false;  ///< needs a ClusterLayout hint splitting the ranks in exactly two
   bool needs_clusters = false;      ///< needs a ClusterLayout hint splitting the ranks in two or more
   std::string backend;              ///< empty: any backend; otherwise only this one ("mpi")

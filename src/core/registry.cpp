@@ -199,6 +199,7 @@ Restrictions restrictions_of(std::string_view kind, const char* fallback) {
   r.fallback = fallback;
   if (kind == "commutative") r.commutative_only = true;
   if (kind == "arrival") r.needs_arrival = true;
+  if (kind == "reactive") r.reactive = true;
   if (kind == "two_clusters") r.needs_two_clusters = true;
   if (kind == "clusters") r.needs_clusters = true;
   if (kind == "commutative_arrival") {  // both: arrival-aware and a commutative operator

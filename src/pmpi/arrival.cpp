@@ -54,6 +54,11 @@ struct Site {
   int idle = 0;
   int dormant = 0;
   int pause = first_pause;
+  /// The spread of the arrivals (latest minus earliest) in the site's last snapshot, with its
+  /// link model: from the snapshots only, so the same on every rank. `auto` acts on it only in
+  /// calls without a usable snapshot (the dormant ones, or when nobody predicted).
+  double spread = 0;
+  LinkModel spread_link{};
   std::unique_ptr<Comm> comm;  ///< the monitor's private copy of the communicator
   std::unique_ptr<Monitor> monitor;
 };
@@ -235,6 +240,11 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   // Pauses: counted from the snapshot, which every rank shares.
   bool predicted = false;
   for (int r = 0; r < snapshot->size(); ++r) predicted |= snapshot->source(r) == ArrivalSource::estimated;
+  {
+    const auto [first, last] = std::minmax_element(snapshot->arrivals().begin(), snapshot->arrivals().end());
+    site.spread = *last - *first;
+    site.spread_link = snapshot->link();
+  }
   const bool useful = predicted && predicted_imbalance(*snapshot) >= min_omega();
   if (useful) {
     site.idle = 0;
@@ -249,6 +259,16 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   if (predicted_imbalance(*snapshot) < min_omega()) return nullptr;
   site_comm = site.comm.get();
   return snapshot;
+}
+
+std::shared_ptr<const ArrivalSpread> spread(CommState& state, Collective collective, std::size_t bytes) {
+  if (!state.arrival) return nullptr;
+  const auto it = state.arrival->sites.find(Key{static_cast<int>(collective), bytes});
+  if (it == state.arrival->sites.end() || !it->second.monitor) return nullptr;
+  const Site& site = it->second;
+  // What the schedules resolve, as for the predictions (predicts()): a block's tau, or 5 ms.
+  if (!(site.spread >= std::max(5 * min_omega(), site.spread_link.tau(site.segment)))) return nullptr;
+  return std::make_shared<const ArrivalSpread>(ArrivalSpread{site.spread, site.spread_link});
 }
 
 void after_slow(MPI_Comm comm) {

@@ -51,6 +51,12 @@ extern std::atomic<int> communicators;
 [[nodiscard]] std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective collective, std::size_t bytes,
                                                              Comm*& site_comm);
 
+/// The spread hint of the site (`collective`, `bytes`) for `auto` (ArrivalSpread): the arrivals
+/// of its last exchanged snapshot were spread by at least a block's tau (and 5 ms); null
+/// otherwise. The same on every rank (it comes from the snapshots). Call after at_call();
+/// `auto` acts on it only when the call has no usable (imbalanced) snapshot.
+[[nodiscard]] std::shared_ptr<const ArrivalSpread> spread(CommState& state, Collective collective, std::size_t bytes);
+
 /// The exit hook of every collective the library defines: `comm`'s collective returned `rc`.
 void after_slow(MPI_Comm comm);
 inline int after(MPI_Comm comm, int rc) {

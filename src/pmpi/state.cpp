@@ -279,8 +279,12 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
     // `auto` on a site the arrival runtime tracks: the snapshot of this call, then `auto` again
     // with it. The same on every rank: the environment, the site and the snapshot are shared.
     if (selection.requested == "auto" && size() > 1 && arrival::applies(collective_)) {
-      if (auto snapshot = arrival::at_call(state_, collective_, bytes, site_comm_)) {
-        options_.hints.set(std::move(snapshot));
+      auto snapshot = arrival::at_call(state_, collective_, bytes, site_comm_);
+      auto spread = arrival::spread(state_, collective_, bytes);
+      if (snapshot || spread) {
+        if (snapshot) options_.hints.set(std::move(snapshot));
+        // Arrivals spread at random (nobody predicts them): an arrival-reactive algorithm.
+        if (spread) options_.hints.set(std::move(spread));
         selection = select_algorithm(info, "");
       }
     }

@@ -193,6 +193,32 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
                    .algorithm->restrictions.needs_arrival);
 }
 
+TEST(Selection, AutoTurnsReactiveOnASpreadThatNobodyPredicted) {
+  const LinkModel link{50e-6, 1.0 / 12.5e6};  // 100 Mbit/s
+  const std::size_t block = 131072;           // tau ~ 10.5 ms
+  const std::string regular = select_algorithm(call_of(Collective::allgather, 8, block), "auto").algorithm->name;
+  const auto with_spread = [&](double omega, LinkModel model) {
+    Hints hints;
+    hints.set(std::make_shared<const ArrivalSpread>(ArrivalSpread{omega, model}));
+    return select_algorithm(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->name;
+  };
+  EXPECT_EQ(with_spread(0.08, link), "push");    // omega 80 ms >= tau
+  EXPECT_EQ(with_spread(0.005, link), regular);  // below tau of a block
+  EXPECT_EQ(with_spread(0.0, link), regular);
+  EXPECT_EQ(with_spread(1e-6, LinkModel{}), "push");  // unknown link: any spread
+  // no reactive allreduce: the spread changes nothing there
+  Hints hints;
+  hints.set(std::make_shared<const ArrivalSpread>(ArrivalSpread{0.08, link}));
+  EXPECT_EQ(select_algorithm(call_of(Collective::allreduce, 8, block, &hints), "auto").algorithm->name,
+            select_algorithm(call_of(Collective::allreduce, 8, block), "auto").algorithm->name);
+  // a usable imbalanced snapshot wins over the spread: the arrival-aware algorithms
+  std::vector<double> late(8, 0.0);
+  late[7] = 0.1;
+  hints.set(std::make_shared<const ArrivalSnapshot>(late, link));
+  EXPECT_TRUE(
+      select_algorithm(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->restrictions.needs_arrival);
+}
+
 TEST(Selection, AutoBroadcastsSmallMessagesByTheTreeAndLargeOnesByScatterAllgatherOrTheChain) {
   const auto chosen = [](int procs, std::size_t bytes) {
     return select_algorithm(call_of(Collective::bcast, procs, bytes), "auto").algorithm->name;

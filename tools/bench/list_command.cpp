@@ -14,6 +14,7 @@ std::string restrictions_text(const Restrictions& r) {
   const auto add = [&](const std::string& s) { out += (out.empty() ? "" : ";") + s; };
   if (r.commutative_only) add("commutative");
   if (r.needs_arrival) add("arrival");
+  if (r.reactive) add("reactive");
   if (r.needs_two_clusters) add("two_clusters");
   if (r.needs_clusters) add("clusters");
   if (!r.backend.empty()) add("backend=" + r.backend);

@@ -249,6 +249,14 @@ std::string failed_restriction(const Algorithm& a, const CallInfo& call) {
   return {};
 }
 
+/// Whether the call's ArrivalSpread hint asks for an arrival-reactive algorithm: a spread of at
+/// least tau of one segment (any positive spread under an unknown link model).
+bool reactive_spread(const CallInfo& call, std::size_t segment) {
+  const ArrivalSpread* spread = call.hints ? call.hints->get<ArrivalSpread>() : nullptr;
+  if (spread == nullptr || !(spread->omega > 0)) return false;
+  return !spread->link.known() || spread->omega >= spread->link.tau(segment);
+}
+
 const Algorithm& select_auto(const CallInfo& call) {
   const Registry& registry = Registry::instance();
   const ArrivalSnapshot* snapshot = call.hints ? call.hints->get<ArrivalSnapshot>() : nullptr;
@@ -266,10 +274,16 @@ const Algorithm& select_auto(const CallInfo& call) {
     const auto [lo, hi] = std::minmax_element(in.arrivals.begin(), in.arrivals.end());
     x.omega = *hi - *lo;
   }
+  // Arrivals spread but unpredictable (no usable snapshot): an arrival-reactive algorithm.
+  if (!imbalanced && !call.sub_call && call.bytes != 0 && reactive_spread(call, segment)) {
+    for (const Algorithm* a : registry.list(call.collective, call.backend)) {
+      if (a->restrictions.reactive && failed_restriction(*a, call).empty()) return *a;
+    }
+  }
   const Algorithm* best = nullptr;
   double best_cost = std::numeric_limits<double>::infinity();
   for (const Algorithm* a : registry.list(call.collective, call.backend)) {
-    if (a->cost == nullptr || !a->restrictions.backend.empty()) continue;
+    if (a->cost == nullptr || !a->restrictions.backend.empty() || a->restrictions.reactive) continue;
     if (a->restrictions.needs_arrival != imbalanced) continue;
     if (!failed_restriction(*a, call).empty()) continue;
     const double c = a->cost(x);

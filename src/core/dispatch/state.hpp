@@ -24,6 +24,9 @@ struct CommState {
     std::uint64_t calls = 0;
   };
   std::map<std::string, OneSided> windows;
+  /// Calls of an algorithm on this communicator so far, by name, for algorithms whose
+  /// consecutive calls must tell their messages apart (allgather push: by the call's parity).
+  std::map<std::string, std::uint64_t, std::less<>> calls;
 };
 
 }  // namespace ragged::internal
