@@ -2,7 +2,8 @@
 // platform that has it (issue 15, item 4; docs/calibration.md). Ping-pongs from rank 0:
 //
 //   connect    the first 0-byte round trip with each rank against the second: the connection's
-//              set-up (Open MPI over TCP connects a pair at its first message)
+//              set-up (Open MPI over TCP connects a pair at its first message), in round trips of
+//              that pair (the largest over the peers), so that it scales with a route's latency
 //   alpha      half the 0-byte round trip with rank 1
 //   sizes      half the round trip per size: below the eager limit alpha + s beta, above it one
 //              handshake more; the size whose time jumps most is the limit, the median extra
@@ -15,6 +16,19 @@
 //              beta of a loaded network. On a testbed whose hosts share the machine's cores it
 //              is well above the ping-pong's (CPU, not wire); the platform then gives the
 //              cluster a shared backbone of P / loaded_beta bytes per second.
+//
+// With --n1 N the ranks 0..N-1 are one cluster and N..P-1 another, joined by a backbone (the
+// two-cluster testbed). The ring step then runs inside each cluster, and three more figures
+// come from rank 0 against rank N:
+//
+//   cross alpha   half the 0-byte round trip across: the backbone adds cross alpha - alpha
+//   cross beta    the slope of the two largest sizes across: one flow's rate over the long
+//                 path, which TCP's window bounds (SimGrid: TCP-gamma / (2 route latency))
+//   backbone      min(N, P-N) pairs exchange the largest size across at once: their bytes per
+//                 second together are what the backbone carries
+//
+//   rank:  0 1 .. N-1 | N N+1 .. P-1        ring steps inside each side; ping-pongs 0<->1 and
+//          cluster a  | cluster b            0<->N; pairs k<->N+k for the backbone
 //
 // The platform: one switch, a link per host of 1/beta bytes per second and alpha/2 latency
 // (a route crosses two), a shared backbone when the loaded ring step is slower, and the zone properties of
@@ -46,6 +60,7 @@ struct CalibrateOptions {
   int iterations = 20;
   int burst = 100;
   int hosts = 0;  ///< hosts of the written platform (0: the job's ranks)
+  int n1 = 0;     ///< ranks of the first cluster (0: one cluster)
   std::string platform_out;
 };
 
@@ -65,8 +80,37 @@ double round_trip(Comm& comm, int peer, std::vector<std::byte>& buffer, std::siz
   return 0;
 }
 
+/// Rank 0's median half round trips with `peer`: 0 bytes, then each size (after a warm-up).
+struct Profile {
+  double zero = 0;
+  std::vector<double> half;
+};
+
+Profile profile(Comm& comm, int peer, const std::vector<std::uint64_t>& sizes, std::vector<std::byte>& buffer,
+                int iterations) {
+  Profile out;
+  std::vector<double> zero;
+  for (int it = 0; it < iterations; ++it) zero.push_back(round_trip(comm, peer, buffer, 0) / 2);
+  out.zero = median(zero);
+  for (std::uint64_t s : sizes) {
+    std::vector<double> t;
+    round_trip(comm, peer, buffer, static_cast<std::size_t>(s));  // warm-up
+    for (int it = 0; it < iterations; ++it)
+      t.push_back(round_trip(comm, peer, buffer, static_cast<std::size_t>(s)) / 2);
+    out.half.push_back(median(t));
+  }
+  return out;
+}
+
+/// The slope between the two largest sizes, in seconds per byte.
+double slope(const std::vector<std::uint64_t>& sizes, const std::vector<double>& half) {
+  const std::size_t k = sizes.size();
+  return std::max(0.0, (half[k - 1] - half[k - 2]) / static_cast<double>(sizes[k - 1] - sizes[k - 2]));
+}
+
 struct Measured {
-  double connect = 0;  ///< the largest first-minus-second round trip over the peers
+  double connect = 0;              ///< connect_round_trips round trips of rank 0 and rank 1
+  double connect_round_trips = 0;  ///< the largest (first - second) / second over the peers
   double alpha = 0;
   double beta = 0;
   double gap = 0;
@@ -75,6 +119,15 @@ struct Measured {
   std::vector<double> half;  ///< per size
   std::size_t eager_limit = 0;
   double handshake = 0;  ///< the median extra of the sizes at or above the limit
+  /// The handshake in round trips of its route: near's, or across's with two clusters, where it
+  /// is a whole backbone round trip and stands well above the shaper's noise.
+  double rendezvous_round_trips = 0;
+  // Two clusters (n1 > 0): rank 0 against rank n1, and the pairs across at once.
+  int n1 = 0;
+  double cross_alpha = 0;
+  double cross_beta = 0;
+  double backbone = 0;  ///< bytes per second of the pairs together
+  std::vector<double> cross_half;
 };
 
 std::string fmt(double v) {
@@ -83,17 +136,35 @@ std::string fmt(double v) {
   return buf;
 }
 
+/// One cluster element of the platform: `hosts` hosts named prefix0.., a link each.
+void write_cluster(std::ostream& out, const std::string& id, int hosts, double bandwidth, double latency,
+                   double backbone, const std::string& router) {
+  out << "    <cluster id=\"" << id << "\" prefix=\"" << id << "-\" suffix=\"\" radical=\"0-" << hosts - 1
+      << "\" speed=\"1Gf\" bw=\"" << fmt(bandwidth) << "Bps\" lat=\"" << fmt(latency)
+      << "s\" sharing_policy=\"SPLITDUPLEX\" loopback_bw=\"6GBps\" loopback_lat=\"0.5us\"";
+  if (backbone > 0) out << " bb_bw=\"" << fmt(backbone) << "Bps\" bb_lat=\"0s\"";
+  if (!router.empty()) out << " router_id=\"" << router << "\"";
+  out << "/>\n";
+}
+
 void write_platform(const std::string& path, const Measured& m, int hosts) {
   std::ofstream out(path);
   if (!out) throw InvalidArgument("--platform-out", "cannot write '" + path + "'");
   const double link_latency = m.alpha / 2;
-  const double rtt = 2 * m.alpha;
   // A link per host at the ping-pong's rate. When every rank at once gets less (the hosts
   // share the machine's cores, or a switch is oversubscribed), a shared backbone carries what
   // they got together: P flows at 1 / loaded_beta each.
   const double bandwidth = m.beta > 0 ? 1 / m.beta : 1e12;
   const bool shared = m.loaded_beta > 1.05 * m.beta && m.loaded_beta > 0;
   const double backbone = shared ? m.procs / m.loaded_beta : 0;
+  const bool two = m.n1 > 0;
+  // Hosts of the first cluster: its share of the ranks (one rank per host when hosts = P).
+  const int hosts_a =
+      two ? std::clamp(static_cast<int>(std::lround(static_cast<double>(hosts) * m.n1 / m.procs)), 1, hosts - 1)
+          : hosts;
+  // A flow across gets TCP-gamma / (2 route latency) from SimGrid: the window that gives the
+  // measured cross beta over the measured cross alpha.
+  const double gamma = two && m.cross_beta > 0 ? 2 * m.cross_alpha / m.cross_beta : 4194304;
   out << "<?xml version='1.0'?>\n"
       << "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
       << "<!-- Written by ragged-bench calibrate (docs/calibration.md) from ping-pongs on the network it ran on:\n"
@@ -102,24 +173,42 @@ void write_platform(const std::string& path, const Measured& m, int hosts) {
       << " s/B (every rank at once: a shared backbone of P flows at that rate),\n"
       << "     per-message gap " << fmt(m.gap) << " s,\n"
       << "     eager limit " << m.eager_limit << " B, rendezvous handshake " << fmt(m.handshake)
-      << " s, connection set-up " << fmt(m.connect) << " s. -->\n"
+      << " s, connection set-up " << fmt(m.connect) << " s.";
+  if (two) {
+    out << "\n     Two clusters: ranks 0.." << m.n1 - 1 << " and " << m.n1 << ".." << m.procs - 1 << "; across, alpha "
+        << fmt(m.cross_alpha) << " s, one flow's beta " << fmt(m.cross_beta) << " s/B (TCP-gamma " << fmt(gamma)
+        << " B gives it), the pairs together " << fmt(m.backbone) << " B/s (the backbone link).";
+  }
+  out << " -->\n"
       << "<platform version=\"4.1\">\n"
       << "  <config>\n"
       << "    <prop id=\"network/model\" value=\"CM02\"/>\n"
       << "    <prop id=\"network/crosstraffic\" value=\"0\"/>\n"
-      << "    <prop id=\"network/TCP-gamma\" value=\"4194304\"/>\n"
+      << "    <prop id=\"network/TCP-gamma\" value=\"" << fmt(std::round(gamma)) << "\"/>\n"
       << "  </config>\n"
       << "  <zone id=\"calibrated\" routing=\"Full\">\n"
       << "    <prop id=\"ragged/message_gap\" value=\"" << fmt(m.gap) << "s\"/>\n"
       << "    <prop id=\"ragged/eager_limit\" value=\"" << m.eager_limit << "\"/>\n"
-      << "    <prop id=\"ragged/rendezvous_round_trips\" value=\"" << fmt(rtt > 0 ? m.handshake / rtt : 0) << "\"/>\n"
-      << "    <prop id=\"ragged/connect_round_trips\" value=\"" << fmt(rtt > 0 ? m.connect / rtt : 0) << "\"/>\n"
-      << "    <cluster id=\"calibrated-cluster\" prefix=\"host-\" suffix=\"\" radical=\"0-" << hosts - 1
-      << "\" speed=\"1Gf\" bw=\"" << fmt(bandwidth) << "Bps\" lat=\"" << fmt(link_latency)
-      << "s\" sharing_policy=\"SPLITDUPLEX\" loopback_bw=\"6GBps\" loopback_lat=\"0.5us\"";
-  if (shared) out << " bb_bw=\"" << fmt(backbone) << "Bps\" bb_lat=\"0s\"";
-  out << "/>\n"
-      << "  </zone>\n"
+      << "    <prop id=\"ragged/rendezvous_round_trips\" value=\"" << fmt(m.rendezvous_round_trips) << "\"/>\n"
+      << "    <prop id=\"ragged/connect_round_trips\" value=\"" << fmt(m.connect_round_trips) << "\"/>\n";
+  if (!two) {
+    write_cluster(out, "host", hosts, bandwidth, link_latency, backbone, "");
+  } else {
+    // Each cluster's shared backbone carries its own hosts' share of the loaded flows.
+    const auto share = [&](int h) { return shared ? backbone * h / hosts : 0.0; };
+    write_cluster(out, "a", hosts_a, bandwidth, link_latency, share(hosts_a), "a-gw");
+    write_cluster(out, "b", hosts - hosts_a, bandwidth, link_latency, share(hosts - hosts_a), "b-gw");
+    const double across = std::max(m.backbone, m.cross_beta > 0 ? 1 / m.cross_beta : 0.0);
+    out << "    <link id=\"backbone\" bandwidth=\"" << fmt(across) << "Bps\" latency=\""
+        << fmt(std::max(0.0, m.cross_alpha - m.alpha)) << "s\" sharing_policy=\"SPLITDUPLEX\"/>\n"
+        << "    <zoneRoute src=\"a\" dst=\"b\" gw_src=\"a-gw\" gw_dst=\"b-gw\" symmetrical=\"NO\">\n"
+        << "      <link_ctn id=\"backbone\" direction=\"UP\"/>\n"
+        << "    </zoneRoute>\n"
+        << "    <zoneRoute src=\"b\" dst=\"a\" gw_src=\"b-gw\" gw_dst=\"a-gw\" symmetrical=\"NO\">\n"
+        << "      <link_ctn id=\"backbone\" direction=\"DOWN\"/>\n"
+        << "    </zoneRoute>\n";
+  }
+  out << "  </zone>\n"
       << "</platform>\n";
   if (!out) throw InvalidArgument("--platform-out", "cannot write '" + path + "'");
 }
@@ -136,24 +225,23 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
   run_ranks(b, [&](Comm& comm) {
     const int p = comm.size();
     if (p < 2) throw InvalidArgument("--procs", "calibration needs at least 2 ranks");
+    if (o.n1 < 0 || o.n1 == 1 || o.n1 >= p)
+      throw InvalidArgument("--n1", "the first cluster needs at least 2 ranks and the second one (n1 " +
+                                        std::to_string(o.n1) + ", " + std::to_string(p) + " ranks)");
     std::vector<std::byte> buffer(static_cast<std::size_t>(sizes.back()));
     // Connections first, before anything else talks: rank 0 with each rank in turn.
     double connect = 0;
     for (int j = 1; j < p; ++j) {
       const double first = round_trip(comm, j, buffer, 0);
       const double second = round_trip(comm, j, buffer, 0);
-      connect = std::max(connect, first - second);
+      if (second > 0) connect = std::max(connect, (first - second) / second);
     }
     barrier(comm);
-    std::vector<double> zero;
-    for (int it = 0; it < o.iterations; ++it) zero.push_back(round_trip(comm, 1, buffer, 0) / 2);
-    std::vector<double> half;
-    for (std::uint64_t s : sizes) {
-      std::vector<double> t;
-      round_trip(comm, 1, buffer, static_cast<std::size_t>(s));  // warm-up
-      for (int it = 0; it < o.iterations; ++it)
-        t.push_back(round_trip(comm, 1, buffer, static_cast<std::size_t>(s)) / 2);
-      half.push_back(median(t));
+    const Profile near = profile(comm, 1, sizes, buffer, o.iterations);
+    Profile across;
+    if (o.n1 > 0) {
+      barrier(comm);
+      across = profile(comm, o.n1, sizes, buffer, o.iterations);
     }
     // The gap: a burst of 8-byte messages rank 1 has posted receives for.
     barrier(comm);
@@ -179,26 +267,56 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
       comm.wait_all(sends);
       comm.recv(1, tag_ping, &gap, sizeof gap);
     }
-    // A loaded ring step of the largest size, every rank at once.
+    // A loaded ring step of the largest size, every rank at once (inside its cluster).
     std::vector<double> step;
     std::vector<std::byte> in(buffer.size());
-    const int right = (comm.rank() + 1) % p;
-    const int left = (comm.rank() + p - 1) % p;
-    for (int it = 0; it < std::max(3, o.iterations / 4); ++it) {
+    const bool in_a = o.n1 == 0 || comm.rank() < o.n1;
+    const int base = in_a ? 0 : o.n1;
+    const int members = o.n1 == 0 ? p : (in_a ? o.n1 : p - o.n1);
+    const int right = base + (comm.rank() - base + 1) % members;
+    const int left = base + (comm.rank() - base + members - 1) % members;
+    const int loaded_steps = std::max(3, o.iterations / 4);
+    for (int it = 0; it < loaded_steps; ++it) {
       barrier(comm);
       const double t0 = comm.runtime().now();
       comm.sendrecv(right, tag_ping, buffer.data(), buffer.size(), left, tag_ping, in.data(), in.size());
       step.push_back(comm.runtime().now() - t0);
     }
+    // The pairs k <-> n1 + k exchange the largest size across at once.
+    std::vector<double> pairs_time;
+    if (o.n1 > 0) {
+      const int pairs = std::min(o.n1, p - o.n1);
+      const int me = comm.rank();
+      const int partner = me < pairs ? o.n1 + me : (me >= o.n1 && me < o.n1 + pairs ? me - o.n1 : -1);
+      for (int it = 0; it < loaded_steps; ++it) {
+        barrier(comm);
+        const double t0 = comm.runtime().now();
+        if (partner >= 0)
+          comm.sendrecv(partner, tag_ping, buffer.data(), buffer.size(), partner, tag_ping, in.data(), in.size());
+        pairs_time.push_back(comm.runtime().now() - t0);
+      }
+    }
     barrier(comm);
     if (comm.rank() != 0) return;
-    m.loaded_beta = std::max(0.0, median(step) - median(zero)) / static_cast<double>(buffer.size());
+    m.loaded_beta = std::max(0.0, median(step) - near.zero) / static_cast<double>(buffer.size());
+    m.n1 = o.n1;
+    if (o.n1 > 0) {
+      const int pairs = std::min(o.n1, p - o.n1);
+      // What one flow across pays besides its bytes (latency, handshake) is not the backbone's.
+      const double bytes = static_cast<double>(buffer.size());
+      const double fixed = across.half.back() - bytes * slope(sizes, across.half);
+      m.backbone = pairs * bytes / std::max(1e-9, median(pairs_time) - fixed);
+    }
+    m.cross_alpha = across.zero;
+    m.cross_half = across.half;
+    if (o.n1 > 0) m.cross_beta = slope(sizes, across.half);
     m.procs = p;
     printing = true;
     procs = p;
-    m.connect = connect;
-    m.alpha = median(zero);
-    m.half = half;
+    m.connect_round_trips = connect;
+    m.connect = connect * 2 * near.zero;
+    m.alpha = near.zero;
+    m.half = near.half;
     m.gap = gap;
   });
   Report report;
@@ -209,7 +327,7 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
   // size before (a handshake, and on a token-bucket shaper the end of its burst credit); the
   // handshake is the median of the sizes at or above it over the eager line.
   const std::size_t k = sizes.size();
-  m.beta = std::max(0.0, (m.half[k - 1] - m.half[k - 2]) / static_cast<double>(sizes[k - 1] - sizes[k - 2]));
+  m.beta = slope(sizes, m.half);
   std::vector<double> extra(k);
   for (std::size_t i = 0; i < k; ++i) extra[i] = m.half[i] - (m.alpha + m.beta * static_cast<double>(sizes[i]));
   const double threshold = std::max(m.alpha / 2, 1e-6);
@@ -226,6 +344,13 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
     m.eager_limit = static_cast<std::size_t>(sizes[first]);
     std::vector<double> above(extra.begin() + static_cast<std::ptrdiff_t>(first), extra.end());
     m.handshake = std::max(0.0, median(above));
+    m.rendezvous_round_trips = m.alpha > 0 ? m.handshake / (2 * m.alpha) : 0;
+    if (m.n1 > 0 && m.cross_alpha > 0) {
+      std::vector<double> across;
+      for (std::size_t i = first; i < k; ++i)
+        across.push_back(m.cross_half[i] - (m.cross_alpha + m.cross_beta * static_cast<double>(sizes[i])));
+      m.rendezvous_round_trips = std::max(0.0, median(across)) / (2 * m.cross_alpha);
+    }
   }
   report.metadata = {{"backend", b.backend},
                      {"platform", platform_label(b)},
@@ -237,7 +362,14 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
                      {"message_gap_s", significant(m.gap)},
                      {"eager_limit_bytes", std::to_string(m.eager_limit)},
                      {"rendezvous_s", significant(m.handshake)},
-                     {"connect_s", significant(m.connect)}};
+                     {"connect_s", significant(m.connect)},
+                     {"rendezvous_round_trips", significant(m.rendezvous_round_trips)}};
+  if (m.n1 > 0) {
+    report.metadata.emplace_back("n1", std::to_string(m.n1));
+    report.metadata.emplace_back("cross_alpha_s", significant(m.cross_alpha));
+    report.metadata.emplace_back("cross_beta_s_per_byte", significant(m.cross_beta));
+    report.metadata.emplace_back("backbone_bytes_per_s", significant(m.backbone));
+  }
   for (std::size_t i = 0; i < k; ++i) {
     Row row;
     row.set("experiment", std::string("calibrate"))
@@ -247,6 +379,7 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
         .set("eager_line_s", m.alpha + m.beta * static_cast<double>(sizes[i]))
         .set("extra_s", extra[i])
         .set("protocol", std::string(first < k && i >= first ? "rendezvous" : "eager"));
+    if (m.n1 > 0) row.set("cross_half_round_trip_s", m.cross_half[i]);
     report.rows.push_back(std::move(row));
   }
   if (!o.platform_out.empty()) {
@@ -269,6 +402,10 @@ CLI::App* add_calibrate_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd->add_option("--iterations", o->iterations, "round trips per size (median)")->capture_default_str();
   cmd->add_option("--burst", o->burst, "messages of the per-message gap's burst")->capture_default_str();
   cmd->add_option("--hosts", o->hosts, "hosts of the written platform (default: the job's ranks)");
+  cmd->add_option("--n1", o->n1,
+                  "ranks 0..n1-1 are one cluster and the rest another, joined by a backbone: measure across too "
+                  "and write a two-cluster platform (0: one cluster)")
+      ->capture_default_str();
   cmd->add_option("--platform-out", o->platform_out, "write the calibrated platform (SimGrid XML) to this file");
   cmd.runs(
       chosen, [o](const BackendOptions& backend) { return run_calibrate(*o, backend); },
