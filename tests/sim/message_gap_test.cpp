@@ -41,20 +41,9 @@ constexpr double together(int k) { return test_latency + k * 1e-9; }
 
 /// The test platform, written once per process (every test run in parallel has its own).
 std::string gap_platform() {
-  static const std::string path = test::temp_platform("ragged-message-gap", R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <config>
-    <prop id="network/model" value="CM02"/>
-    <prop id="network/crosstraffic" value="0"/>
-  </config>
-  <zone id="gap-test" routing="Full">
-    <prop id="ragged/message_gap" value="2us"/>
-    <cluster id="gap-cluster" prefix="node-" suffix="" radical="0-15" speed="1Gf"
-             bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us"/>
-  </zone>
-</platform>
-)");
+  static const std::string path =
+      test::cluster_platform("ragged-message-gap", {{"message_gap", "2us"}},
+                             R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
   return path;
 }
 

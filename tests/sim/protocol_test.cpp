@@ -38,24 +38,14 @@ constexpr double rendezvous = 100e-6 + 1 * 2 * latency;  // ragged/rendezvous_de
 constexpr double connect = 1e-3 + 1.5 * 2 * latency;     // ragged/connect_delay + 1.5 round trips
 
 std::string protocol_platform() {
-  static const std::string path = test::temp_platform("ragged-protocol", R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <config>
-    <prop id="network/model" value="CM02"/>
-    <prop id="network/crosstraffic" value="0"/>
-  </config>
-  <zone id="protocol-test" routing="Full">
-    <prop id="ragged/eager_limit" value="1000"/>
-    <prop id="ragged/rendezvous_delay" value="100us"/>
-    <prop id="ragged/rendezvous_round_trips" value="1"/>
-    <prop id="ragged/connect_delay" value="1ms"/>
-    <prop id="ragged/connect_round_trips" value="1.5"/>
-    <cluster id="protocol-cluster" prefix="node-" suffix="" radical="0-15" speed="1Gf"
-             bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us"/>
-  </zone>
-</platform>
-)");
+  static const std::string path =
+      test::cluster_platform("ragged-protocol",
+                             {{"eager_limit", "1000"},
+                              {"rendezvous_delay", "100us"},
+                              {"rendezvous_round_trips", "1"},
+                              {"connect_delay", "1ms"},
+                              {"connect_round_trips", "1.5"}},
+                             R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
   return path;
 }
 

@@ -26,21 +26,10 @@ using Bytes = std::vector<std::byte>;
 
 /// 16 hosts of 100 Mbit/s, 50 us latency, a 64 KiB eager limit (Open MPI's TCP).
 std::string eager_platform() {
-  static const std::string path = test::temp_platform("ragged-push", R"(<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<platform version="4.1">
-  <config>
-    <prop id="network/model" value="CM02"/>
-    <prop id="network/crosstraffic" value="0"/>
-  </config>
-  <zone id="push-test" routing="Full">
-    <prop id="ragged/eager_limit" value="65536"/>
-    <prop id="ragged/rendezvous_round_trips" value="1"/>
-    <cluster id="push-cluster" prefix="host-" suffix="" radical="0-15" speed="1Gf"
-             bw="12.5MBps" lat="50us" sharing_policy="SPLITDUPLEX" loopback_bw="6GBps" loopback_lat="0.5us"/>
-  </zone>
-</platform>
-)");
+  static const std::string path = test::cluster_platform(
+      "ragged-push", {{"eager_limit", "65536"}, {"rendezvous_round_trips", "1"}},
+      R"(prefix="host-" suffix="" bw="12.5MBps" lat="50us" sharing_policy="SPLITDUPLEX" loopback_bw="6GBps" )"
+      R"(loopback_lat="0.5us")");
   return path;
 }
 

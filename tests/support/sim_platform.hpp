@@ -12,6 +12,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ragged/error.hpp"
@@ -54,6 +55,27 @@ inline std::string temp_platform(const std::string& stem, const std::string& xml
   std::string path = file->path.string();
   files.push_back(std::move(file));
   return path;
+}
+
+/// A one-zone CM02 platform without cross traffic, written by temp_platform: the zone `stem`
+/// with the `ragged/...` properties `props` (name without the prefix, value) and one cluster of
+/// 16 hosts, speed 1Gf, whose other attributes (prefix, bw, lat, ...) are `cluster`.
+inline std::string cluster_platform(const std::string& stem,
+                                    const std::vector<std::pair<std::string, std::string>>& props,
+                                    const std::string& cluster) {
+  std::string xml = R"(<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <config>
+    <prop id="network/model" value="CM02"/>
+    <prop id="network/crosstraffic" value="0"/>
+  </config>
+)";
+  xml += "  <zone id=\"" + stem + "\" routing=\"Full\">\n";
+  for (const auto& [name, value] : props) xml += "    <prop id=\"ragged/" + name + "\" value=\"" + value + "\"/>\n";
+  xml += "    <cluster id=\"" + stem + "-cluster\" radical=\"0-15\" speed=\"1Gf\" " + cluster + "/>\n";
+  xml += "  </zone>\n</platform>\n";
+  return temp_platform(stem, xml);
 }
 
 }  // namespace ragged::test
