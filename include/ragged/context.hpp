@@ -129,6 +129,9 @@ class Context {
   /// the workspace: it may overwrite the caller's workspace slots, so a caller that composes
   /// keeps its own data out of the workspace across the sub-call.
   [[nodiscard]] Context sub(int offset, int size) const;
+  /// This context with other hints (which must outlive it): a composing algorithm passes its
+  /// sub-call a hint of its own (allgather lnbc: the broadcast's source fills while it runs).
+  [[nodiscard]] Context with_hints(const Hints& hints) const;
 
  private:
   Comm* comm_;

@@ -38,7 +38,10 @@ struct Restrictions {
   bool reactive = false;
   bool needs_two_clusters = false;  ///< needs a ClusterLayout hint splitting the ranks in exactly two
   bool needs_clusters = false;      ///< needs a ClusterLayout hint splitting the ranks in two or more
-  std::string backend;              ///< empty: any backend; otherwise only this one ("mpi")
+  /// Not a restriction but a property (bcast): at the root it reads its buffer front to back
+  /// while it sends, so a composing algorithm may still be filling it (internal::SourceProgress).
+  bool streams_source = false;
+  std::string backend;  ///< empty: any backend; otherwise only this one ("mpi")
   /// What runs instead when commutative_only, needs_two_clusters or needs_clusters fails
   /// (same collective).
   std::string fallback;

@@ -96,4 +96,10 @@ Context Context::sub(int offset, int size) const {
   return sub;
 }
 
+Context Context::with_hints(const Hints& hints) const {
+  Context other = *this;  // the same deadline and tags
+  other.hints_ = &hints;
+  return other;
+}
+
 }  // namespace ragged

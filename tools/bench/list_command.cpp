@@ -17,6 +17,7 @@ std::string restrictions_text(const Restrictions& r) {
   if (r.reactive) add("reactive");
   if (r.needs_two_clusters) add("two_clusters");
   if (r.needs_clusters) add("clusters");
+  if (r.streams_source) add("streaming");
   if (!r.backend.empty()) add("backend=" + r.backend);
   return out.empty() ? "any" : out;
 }

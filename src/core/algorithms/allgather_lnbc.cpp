@@ -1,29 +1,46 @@
-// allgather "lnbc": linear gather to rank 0, then a broadcast of the whole
-// gathered vector from rank 0 (the LNBC reference of seed 000: "a regular gather
-// operation, based on a linear tree algorithm, combined with a consecutive
-// broadcast").
+// allgather "lnbc": linear gather to rank 0, then a broadcast of the whole gathered vector
+// from rank 0 (the LNBC reference of seed 000: "a regular gather operation, based on a linear
+// tree algorithm, combined with a consecutive broadcast"), the broadcast streaming what the
+// gather has brought in.
 //
-//   gather (linear)            broadcast from rank 0: the bcast dispatch selects for
-//                              P*count elements, e.g. at 1 MiB and P = 8 the chain
-//   1 ──┐
-//   2 ──┤                      0 ─a─> 1 ─a─> 2 ─a─> ... ─a─> 7
-//   3 ──┼──> 0                   ─b─>   ─b─>   ─b─>  ...       segments a, b, ... one
-//   ... │                                                       step behind each other
+//   gather (linear, paced by rank 0)      broadcast from rank 0, e.g. the pipelined chain,
+//                                          each segment sent once rank 0 holds its bytes
+//   1 ──┐  recv 1, recv 2 posted
+//   2 ──┤  block 1 in: recv 3 posted       0 ─a─> 1 ─a─> 2 ─a─> ... ─a─> P-1
+//   3 ──┼──> 0  block 2 in: recv 4, ...      ─b─>   ─b─>   ─b─> ...
+//   ... │
 //   P-1 ┘
 //
-// The broadcast is whatever dispatch selects for a bcast of the gathered vector
-// (internal::dispatch_bcast, src/core/dispatch/compose.hpp): `auto` by the cost models, so
-// the binomial tree for small vectors, bcast "scatter_allgather" for medium and
-// "pipelined_chain" for large ones; RAGGED_BCAST or a rules file choose another. It runs on
-// tags 32..63 of the call's block, the gather on tag 0.
+// Every other rank starts the send of (a copy of) its block and goes straight on into the
+// broadcast; it waits for the send after it. Rank 0 paces the gather: it keeps the receives of two blocks
+// posted and posts the next one when a block lands, so that blocks 1, 2, ..., P-1 arrive one
+// after the other at the rate of its link instead of all together at the end (senders in
+// flight at once share that link). That holds where a transfer waits for its receive: MPI's
+// rendezvous (Open MPI over TCP: blocks from 64 KiB) and the simulator's default protocol.
+// An eager block moves at its send, and then they come together as in a plain linear gather.
 //
-// Cost (n = P*count*size bytes gathered):
-//   gather:    (P-1) alpha + (P-1)/P n beta   (every block crosses rank 0's link)
-//   broadcast: the least of the bcast models for n bytes (plans/cost_model.hpp), for a large
-//              n the chain's (P - 2 + S)(alpha + s beta), about n beta + (P-2) s beta + S alpha
-// Even with the best broadcast, every byte crosses rank 0's link twice (in, then out): about
-// twice the ring's n beta. LNBC is the reference; its appeal is that rank 0 holds everything
-// after the first phase. Any P.
+// Bytes [0, j n) are in once block j-1 is, and the broadcast takes them as they come: a bcast
+// that streams its source (Restrictions::streams_source: the pipelined chain) waits at rank 0
+// for each segment's bytes just before it sends them (internal::SourceProgress,
+// src/core/dispatch/compose.hpp); any other bcast starts when the whole vector is in, which is
+// the plain gather-then-broadcast.
+//
+// The broadcast is whatever dispatch selects for a bcast of the gathered vector
+// (internal::dispatch_bcast): `auto` by the cost models, so the binomial tree for small
+// vectors, "scatter_allgather" for medium and "pipelined_chain" for large ones; RAGGED_BCAST or
+// a rules file choose another. Tags: the gather on tag 0, the broadcast on tags 32..63 of the
+// call's block.
+//
+// Cost (n bytes per block, N = P n gathered):
+//   gather:    (P-1)(alpha + n beta), one block after the other
+//   broadcast: the least of the bcast models for N bytes (plans/cost_model.hpp). Streamed (the
+//              chain, S segments of s bytes) it runs beside the gather, and the last rank holds
+//              everything about (P-1)(alpha + s beta) after the last block reached rank 0:
+//              about max(chain, gather + (P-1)(alpha + s beta)) in all. Not streamed, the two
+//              add: every byte crosses rank 0's link twice, in then out, about 2 N beta.
+// Memory: a copy of one block on every rank but 0. Any P. docs/algorithms/allgather-lnbc.md.
+#include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -32,32 +49,79 @@
 
 namespace ragged {
 
+namespace {
+
+/// Receives rank 0 keeps posted ahead of the blocks it already holds.
+constexpr int posted_ahead = 2;
+
+/// Rank 0's side of the paced linear gather: blocks come in in rank order, and wait(end)
+/// returns once bytes [0, end) of the vector are in, posting the next receives as blocks land.
+class PacedGather {
+ public:
+  PacedGather(Context& ctx, std::byte* out, std::size_t block)
+      : ctx_(ctx), out_(out), block_(block), procs_(ctx.size()) {
+    blocks_.resize(static_cast<std::size_t>(procs_));
+    post_ahead();
+  }
+
+  /// Returns once bytes [0, end) are in (rank 0's own block always is).
+  void wait(std::size_t end) {
+    const auto need = static_cast<int>(std::min((end + block_ - 1) / block_, static_cast<std::size_t>(procs_)));
+    while (in_ < need) {
+      blocks_[static_cast<std::size_t>(in_)].wait(ctx_.timeout());
+      ++in_;
+      post_ahead();
+    }
+  }
+
+  /// Every block in.
+  void finish() { wait(static_cast<std::size_t>(procs_) * block_); }
+
+ private:
+  void post_ahead() {
+    for (; posted_ < procs_ && posted_ < in_ + posted_ahead; ++posted_) {
+      const auto j = static_cast<std::size_t>(posted_);
+      blocks_[j] = ctx_.comm().irecv(posted_, ctx_.tag(0), out_ + j * block_, block_);
+    }
+  }
+
+  Context& ctx_;
+  std::byte* out_;
+  std::size_t block_;
+  int procs_;
+  std::vector<Request> blocks_;  ///< by rank, each posted in turn
+  int in_ = 1;                   ///< blocks [0, in_) are in
+  int posted_ = 1;               ///< the receives of blocks [1, posted_) are posted
+};
+
+}  // namespace
+
 void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
   Comm& comm = ctx.comm();
   const int procs = comm.size();
   const int rank = comm.rank();
   const std::size_t block = count * size_of(type);
   const auto p = static_cast<std::size_t>(procs);
-
-  // Dispatch copied this rank's block into recvbuf.
-  std::byte* out = internal::bytes(recvbuf);
-  const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-
   constexpr int root = 0;
-  const int tag = ctx.tag(0);
 
-  // Linear gather: rank 0 receives every block straight into place.
-  if (rank == root) {
-    std::vector<Request> requests;
-    requests.reserve(p - 1);
-    for (int j = 1; j < procs; ++j) requests.push_back(comm.irecv(j, tag, at(j), block));
-    comm.wait_all(requests, ctx.timeout());
-  } else {
-    comm.send(root, tag, at(rank), block, ctx.timeout());
+  // Dispatch copied this rank's block into recvbuf (and returned for P = 1 or an empty block).
+  std::byte* out = internal::bytes(recvbuf);
+  if (rank != root) {
+    // The send goes from a copy: the broadcast's receives write this block's place in recvbuf
+    // while the send may still be pending (MPI forbids touching a pending send's buffer).
+    const std::byte* own = out + static_cast<std::size_t>(rank) * block;
+    const std::vector<std::byte> copy(own, own + block);
+    Request mine = comm.isend(root, ctx.tag(0), copy.data(), block);
+    (void)internal::dispatch_bcast(ctx.sub(32, 32), out, p * count, type, root);
+    mine.wait(ctx.timeout());
+    return;
   }
-
-  // Broadcast of all P blocks from rank 0, on tags 32.. of this call's block.
-  (void)internal::dispatch_bcast(ctx.sub(32, 32), out, p * count, type, root);
+  PacedGather gather(ctx, out, block);
+  Hints hints = ctx.hints();
+  hints.set(std::make_shared<const internal::SourceProgress>(
+      internal::SourceProgress{[&gather](std::size_t end) { gather.wait(end); }}));
+  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, p * count, type, root);
+  gather.finish();
 }
 
 }  // namespace ragged

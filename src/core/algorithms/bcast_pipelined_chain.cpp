@@ -21,6 +21,10 @@
 // each segment twice, 2 m beta. The chain pays P - 2 more segment latencies to fill, which the
 // segment size keeps small for large messages; for small ones `auto` takes the binomial tree.
 //
+// Streams its source: the root reads its buffer front to back, segment by segment, so a
+// composing algorithm may still fill it (SourceProgress, dispatch/compose.hpp; allgather lnbc
+// gathers into it): the root waits for each segment's bytes just before it sends them.
+//
 // Cost (alpha-beta, m bytes, segments of s bytes, S = ceil(m / s)):
 //   (P - 2 + S)(alpha + s beta), about m beta + (P - 2) s beta + S alpha for large m.
 // The root sends S messages, every other rank receives S and (but the last) sends S. No copies,
@@ -28,6 +32,7 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/binomial_tree.hpp"
 #include "plans/pipelined_chain_plan.hpp"
@@ -61,6 +66,7 @@ void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataTy
   for (std::size_t t = 0; t < segments; ++t) {
     if (has_prev) receives[t].wait(ctx.timeout());
     if (!has_next) continue;
+    if (!has_prev) internal::wait_source(ctx, t * per * size + length(t));  // the root: is it in?
     in_flight.wait(ctx.timeout());
     in_flight = comm.isend(next, tag, first(t), length(t));
   }

@@ -170,10 +170,19 @@ inline double bcast_selected(const CostInput& x) {
 inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
 
 // allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
+/// LNBC: the paced linear gather, then the selected broadcast; the pipelined chain streams
+/// beside the gather, its last segment leaving rank 0 once the last block is in.
 inline double allgather_lnbc(const CostInput& x) {
   CostInput vector = x;
   vector.bytes = x.procs * x.bytes;
-  return (x.procs - 1) * tau(x) + bcast_selected(vector);
+  const double gather = (x.procs - 1) * tau(x);
+  const double chain = bcast_pipelined_chain(vector);
+  const double after_gather = gather + bcast_selected(vector);
+  if (x.procs < 3) return after_gather;
+  const auto segments =
+      static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(vector.bytes), x.procs));
+  const double last_segment = (x.procs - 1) * (x.alpha + std::ceil(vector.bytes / segments) * x.beta);
+  return std::min(after_gather, std::max(chain, gather + last_segment));
 }
 inline double allgather_bslb(const CostInput& x) {
   CostInput vector = x;
