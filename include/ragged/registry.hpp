@@ -58,6 +58,11 @@ struct CostInput {
   double gamma = 0;  ///< seconds per byte reduced
   /// Arrival-aware models: the worst imbalance of the snapshot (omega, seconds; 0 without one).
   double omega = 0;
+  /// A bcast whose root buffer still fills while it runs (CallInfo::source_fills): a model of an
+  /// algorithm that streams its source (Restrictions::streams_source) gives the time from the
+  /// last byte's arrival at the root to the end; any other model, which waits for the whole
+  /// buffer first, its whole time as usual.
+  bool source_fills = false;
 };
 /// Predicted time of one call, in seconds. For an arrival-aware algorithm: the time it still
 /// needs after the last process arrived, in seed 000's step model.

@@ -34,6 +34,10 @@ struct CallInfo {
   /// is already inside the enclosing call, so `auto` chooses among the regular algorithms and
   /// takes only the link model from an arrival snapshot among the hints.
   bool sub_call = false;
+  /// A bcast whose root buffer still fills while it runs (a SourceProgress hint, allgather lnbc):
+  /// `auto` weighs an algorithm that streams its source by what it needs after the last byte is
+  /// in, any other by its whole time (CostInput::source_fills).
+  bool source_fills = false;
 };
 
 struct Selection {

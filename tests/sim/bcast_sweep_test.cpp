@@ -1,4 +1,4 @@
-// The large-message broadcasts (bcast "scatter_allgather" and "pipelined_chain") on a denser
+// The large-message broadcasts (bcast "scatter_allgather", "pipelined_chain" and "double_tree") on a denser
 // sweep than the rooted suite's: every P from 1 to 17 plus 24 and 33, every root, counts 0, 1,
 // below P, P-1 and P+1, non-multiples of P, and large ones that make many pieces and many
 // chain segments, on int32 and bytes, back to back without barriers. Every rank's buffer must
@@ -97,7 +97,7 @@ TEST_P(BcastSweep, EveryRootAndCountGetsTheRootsDataExactly) {
 
 std::vector<Param> params() {
   std::vector<Param> out;
-  for (const char* name : {"scatter_allgather", "pipelined_chain"}) {
+  for (const char* name : {"scatter_allgather", "pipelined_chain", "double_tree"}) {
     for (const int p : procs_swept()) out.emplace_back(name, p);
   }
   return out;

@@ -298,7 +298,8 @@ double run_allgather(const std::string& name, int procs, std::size_t count) {
 }
 
 TEST(SimDispatch, LnbcAndBslbBroadcastWithTheBcastThatDispatchSelects) {
-  // Without a setting: `auto`, which takes binomial, scatter_allgather or pipelined_chain by size.
+  // Without a setting: `auto`, which takes binomial, scatter_allgather, pipelined_chain or
+  // double_tree by size (and for lnbc by what streams its filling source).
   for (const std::string name : {"lnbc", "bslb"}) {
     for (const int procs : {2, 5, 7}) {
       for (const std::size_t count : {std::size_t{8}, std::size_t{5000}, std::size_t{200003}}) {
@@ -320,8 +321,21 @@ TEST(SimDispatch, LnbcAndBslbBroadcastWithTheBcastThatDispatchSelects) {
   }
 }
 
+TEST(SimDispatch, LnbcUnderAutoChoosesOneBroadcastOnEveryRankAcrossTheCrossovers) {
+  // The root's broadcast source fills while the others' does not: `auto` must still choose the
+  // same broadcast everywhere (a chain at the root and a double tree elsewhere deadlocks), from
+  // one segment to hundreds, on both sides of every crossover of the bcast models.
+  for (const int procs : {3, 4, 8, 16}) {
+    for (std::size_t vector = 1024; vector <= (std::size_t{8} << 20); vector *= 4) {
+      const std::size_t count = std::max<std::size_t>(1, vector / 4 / static_cast<std::size_t>(procs));
+      SCOPED_TRACE("P=" + std::to_string(procs) + " count=" + std::to_string(count));
+      run_allgather("lnbc", procs, count);
+    }
+  }
+}
+
 TEST(SimDispatch, LnbcIsExactWithEveryRegisteredBroadcast) {
-  // LNBC paces its gather and the broadcast streams it (pipelined_chain) or waits for all of it
+  // LNBC paces its gather and the broadcast streams it (pipelined_chain, double_tree) or waits for all of it
   // (every other bcast): exact either way, for P up to 13, blocks that do not divide into the
   // chain's segments, and one-element blocks.
   int broadcasts = 0;
@@ -336,7 +350,8 @@ TEST(SimDispatch, LnbcIsExactWithEveryRegisteredBroadcast) {
       }
     }
   }
-  EXPECT_GE(broadcasts, 5);  // binomial, linear, binomial_blocking, scatter_allgather, pipelined_chain
+  EXPECT_GE(broadcasts, 6);  // binomial, linear, binomial_blocking, scatter_allgather, pipelined_chain,
+                             // double_tree
 }
 
 TEST(SimDispatch, LnbcStreamsTheGatherIntoAStreamingBroadcast) {

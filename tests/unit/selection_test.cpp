@@ -219,17 +219,39 @@ TEST(Selection, AutoTurnsReactiveOnASpreadThatNobodyPredicted) {
       select_algorithm(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->restrictions.needs_arrival);
 }
 
-TEST(Selection, AutoBroadcastsSmallMessagesByTheTreeAndLargeOnesByScatterAllgatherOrTheChain) {
+TEST(Selection, AutoBroadcastsSmallMessagesByTheBinomialTreeAndLargeOnesByTheDoubleTree) {
   const auto chosen = [](int procs, std::size_t bytes) {
     return select_algorithm(call_of(Collective::bcast, procs, bytes), "auto").algorithm->name;
   };
   EXPECT_EQ(chosen(28, 1024), "binomial");
-  EXPECT_EQ(chosen(28, 64 << 10), "scatter_allgather");
-  EXPECT_EQ(chosen(28, 1 << 20), "pipelined_chain");
-  EXPECT_EQ(chosen(28, 8 << 20), "pipelined_chain");
-  EXPECT_EQ(chosen(48, 8 << 20), "pipelined_chain");
+  EXPECT_EQ(chosen(28, 64 << 10), "double_tree");
+  EXPECT_EQ(chosen(28, 1 << 20), "double_tree");
+  EXPECT_EQ(chosen(28, 8 << 20), "double_tree");
+  EXPECT_EQ(chosen(48, 8 << 20), "double_tree");
   EXPECT_EQ(chosen(2, 8 << 20), "binomial");  // one hop: nothing to pipeline or scatter
   EXPECT_EQ(chosen(4, 1024), "binomial");
+  EXPECT_EQ(chosen(4, 64 << 10), "scatter_allgather");
+  EXPECT_EQ(chosen(4, 1 << 20), "pipelined_chain");  // S + 2 steps against the trees' S + 3
+}
+
+TEST(Selection, ABroadcastWhoseSourceStillFillsTakesOneThatStreamsIt) {
+  // allgather lnbc's broadcast (CallInfo::source_fills): a streaming bcast is weighed by what it
+  // needs once the last byte is in, any other by its whole time, which starts only then.
+  const auto chosen = [](int procs, std::size_t bytes) {
+    CallInfo call = call_of(Collective::bcast, procs, bytes);
+    call.sub_call = true;
+    call.source_fills = true;
+    return select_algorithm(call, "auto").algorithm;
+  };
+  for (const int procs : {4, 8, 16, 28, 48}) {
+    for (const std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20}) {
+      EXPECT_TRUE(chosen(procs, bytes)->restrictions.streams_source) << "P=" << procs << " bytes=" << bytes;
+    }
+  }
+  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 4, 64 << 10), "auto").algorithm->name, "scatter_allgather");
+  EXPECT_EQ(chosen(4, 64 << 10)->name, "double_tree");  // streams, where a whole source takes scatter_allgather
+  EXPECT_EQ(chosen(48, 1 << 20)->name, "double_tree");  // 2 D + 1 = 11 steps behind the source, not 47
+  EXPECT_EQ(chosen(28, 1024)->name, "binomial");        // one segment: nothing to stream
 }
 
 TEST(Selection, ASubCallChoosesARegularAlgorithmWithTheSnapshotsLinkModel) {
@@ -241,14 +263,14 @@ TEST(Selection, ASubCallChoosesARegularAlgorithmWithTheSnapshotsLinkModel) {
   hints.set(std::make_shared<const ArrivalSnapshot>(late, LinkModel{50e-6, 1.0 / 117.5e6}));
   CallInfo call = call_of(Collective::bcast, 28, 1 << 20, &hints);
   call.sub_call = true;
-  EXPECT_EQ(select_algorithm(call, "").algorithm->name, "pipelined_chain");
-  // with 1 ms a message, 64 KiB go by the tree (5 messages), not by scatter_allgather (32)
+  EXPECT_EQ(select_algorithm(call, "").algorithm->name, "double_tree");
+  // with 1 ms a message, 64 KiB go by the binomial tree (5 messages), not by the double tree (19)
   Hints slow;
   slow.set(std::make_shared<const ArrivalSnapshot>(late, LinkModel{1e-3, 1.0 / 117.5e6}));
   CallInfo small = call_of(Collective::bcast, 28, 64 << 10, &slow);
   small.sub_call = true;
   EXPECT_EQ(select_algorithm(small, "").algorithm->name, "binomial");
-  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 28, 64 << 10), "").algorithm->name, "scatter_allgather");
+  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 28, 64 << 10), "").algorithm->name, "double_tree");
   // the environment still chooses, as for any call
   const ScopedEnv env("RAGGED_BCAST", "binomial_blocking");
   EXPECT_EQ(select_algorithm(call, "").algorithm->name, "binomial_blocking");

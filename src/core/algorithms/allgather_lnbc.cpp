@@ -106,18 +106,21 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
 
   // Dispatch copied this rank's block into recvbuf (and returned for P = 1 or an empty block).
   std::byte* out = internal::bytes(recvbuf);
+  // Every rank carries the SourceProgress hint, as `auto` weighs the broadcasts by it and all
+  // must choose the same; only rank 0's is ever called.
+  Hints hints = ctx.hints();
   if (rank != root) {
+    hints.set(std::make_shared<const internal::SourceProgress>(internal::SourceProgress{[](std::size_t) {}}));
     // The send goes from a copy: the broadcast's receives write this block's place in recvbuf
     // while the send may still be pending (MPI forbids touching a pending send's buffer).
     const std::byte* own = out + static_cast<std::size_t>(rank) * block;
     const std::vector<std::byte> copy(own, own + block);
     Request mine = comm.isend(root, ctx.tag(0), copy.data(), block);
-    (void)internal::dispatch_bcast(ctx.sub(32, 32), out, p * count, type, root);
+    (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, p * count, type, root);
     mine.wait(ctx.timeout());
     return;
   }
   PacedGather gather(ctx, out, block);
-  Hints hints = ctx.hints();
   hints.set(std::make_shared<const internal::SourceProgress>(
       internal::SourceProgress{[&gather](std::size_t end) { gather.wait(end); }}));
   (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, p * count, type, root);

@@ -16,8 +16,9 @@ namespace ragged::internal {
 /// A hint for a broadcast composed into another collective whose root buffer still fills while
 /// the broadcast runs (allgather lnbc gathers into it). At the root, a bcast whose entry streams
 /// its source (Restrictions::streams_source) calls wait_source(ctx, end) before it sends bytes
-/// below `end`; dispatch_bcast waits for the whole buffer before any other bcast. Other ranks
-/// never call it.
+/// below `end`; dispatch_bcast waits for the whole buffer before any other bcast. The hint also
+/// changes `auto`'s choice (CallInfo::source_fills), so every rank of the bcast must carry it,
+/// not only the root; the other ranks' is never called.
 struct SourceProgress {
   /// Returns once bytes [0, end) of the root's buffer hold their final values.
   std::function<void(std::size_t end)> wait;

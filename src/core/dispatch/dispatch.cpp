@@ -39,7 +39,7 @@ constexpr int tag_block_size = 64;
 
 /// Selects the algorithm of a call (or of a sub-call: `sub_call`) and reports a fallback once.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative, const Hints& hints,
-                        std::string_view requested, bool sub_call = false) {
+                        std::string_view requested, bool sub_call = false, bool source_fills = false) {
   CallInfo call;
   call.collective = collective;
   call.procs = comm.size();
@@ -48,6 +48,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.hints = &hints;
   call.backend = comm.backend();
   call.sub_call = sub_call;
+  call.source_fills = source_fills;
   const Selection s = select_algorithm(call, requested);
   if (!s.fallback_reason.empty()) {
     internal::CommState& state = comm.dispatch_state();
@@ -130,7 +131,9 @@ void reject_in_place(const void* buffer, const char* argument, const char* where
 
 const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   Comm& comm = ctx.comm();
-  const Algorithm& algorithm = choose(comm, Collective::bcast, count * size_of(type), true, ctx.hints(), {}, true);
+  const bool source_fills = ctx.hints().get<SourceProgress>() != nullptr;
+  const Algorithm& algorithm =
+      choose(comm, Collective::bcast, count * size_of(type), true, ctx.hints(), {}, true, source_fills);
   if (comm.size() == 1 || count == 0) return algorithm;
   // A bcast that does not stream its source gets the whole buffer from the start.
   if (comm.rank() == root && !algorithm.restrictions.streams_source) wait_source(ctx, count * size_of(type));

@@ -213,6 +213,7 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
   x.alpha = 50e-6;
   x.beta = 1.0 / 117.5e6;
   x.gamma = 0.25e-9;
+  x.source_fills = call.source_fills;
   const LinkModel* hint = call.hints ? call.hints->get<LinkModel>() : nullptr;
   if (snapshot != nullptr && snapshot->link().known()) hint = &snapshot->link();
   if (hint != nullptr && hint->known()) {

@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <limits>
 
+#include "plans/double_tree_plan.hpp"
 #include "plans/pipelined_chain_plan.hpp"
 #include "plans/prd_plan.hpp"
 #include "ragged/registry.hpp"
@@ -155,34 +156,48 @@ inline double bcast_scatter_allgather(const CostInput& x) {
   return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
 }
 /// The pipelined chain (bcast_pipelined_chain.cpp): P - 2 + S steps of one segment, with the
-/// segment of plans/pipelined_chain_plan.hpp.
+/// segment of plans/pipelined_chain_plan.hpp. With x.source_fills: the last segment's way down
+/// the chain once it is at the root, P - 1 steps.
 inline double bcast_pipelined_chain(const CostInput& x) {
   if (x.procs < 2) return 0;
   const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
-  return (x.procs - 2 + segments) * (x.alpha + std::ceil(x.bytes / segments) * x.beta);
+  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
+  return (x.source_fills ? x.procs - 1 : x.procs - 2 + segments) * step;
+}
+/// The two-tree pipeline (bcast_double_tree.cpp): the root sends S segments, the last one then
+/// descends D = floor(log2(P - 1)) levels of two sends each (plans/double_tree_plan.hpp). With
+/// x.source_fills: the last segment's way down, 2 D + 1 steps.
+inline double bcast_double_tree(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const auto segments = static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
+  const double depth = double_tree::depth(x.procs - 1);
+  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
+  return ((x.source_fills ? 1 : segments) + 2 * depth) * step;
 }
 /// What a bcast selected by `auto` costs: the least of the models above (LNBC's and BSLB's
 /// broadcast, src/core/dispatch/compose.hpp).
 inline double bcast_selected(const CostInput& x) {
   return std::min({bcast_binomial(x), bcast_linear(x), bcast_binomial_blocking(x), bcast_scatter_allgather(x),
-                   bcast_pipelined_chain(x)});
+                   bcast_pipelined_chain(x), bcast_double_tree(x)});
 }
 inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
 
 // allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
-/// LNBC: the paced linear gather, then the selected broadcast; the pipelined chain streams
-/// beside the gather, its last segment leaving rank 0 once the last block is in.
+/// LNBC: the paced linear gather, then the selected broadcast. A broadcast that streams its
+/// source (the chain, the double tree) runs beside the gather: it ends at the later of its own
+/// time and the gather's end plus its last segment's way down (CostInput::source_fills); any
+/// other starts after the gather.
 inline double allgather_lnbc(const CostInput& x) {
   CostInput vector = x;
   vector.bytes = x.procs * x.bytes;
   const double gather = (x.procs - 1) * tau(x);
-  const double chain = bcast_pipelined_chain(vector);
   const double after_gather = gather + bcast_selected(vector);
   if (x.procs < 3) return after_gather;
-  const auto segments =
-      static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(vector.bytes), x.procs));
-  const double last_segment = (x.procs - 1) * (x.alpha + std::ceil(vector.bytes / segments) * x.beta);
-  return std::min(after_gather, std::max(chain, gather + last_segment));
+  CostInput tail = vector;
+  tail.source_fills = true;
+  const double chain = std::max(bcast_pipelined_chain(vector), gather + bcast_pipelined_chain(tail));
+  const double trees = std::max(bcast_double_tree(vector), gather + bcast_double_tree(tail));
+  return std::min({after_gather, chain, trees});
 }
 inline double allgather_bslb(const CostInput& x) {
   CostInput vector = x;
