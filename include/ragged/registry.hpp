@@ -58,10 +58,9 @@ struct CostInput {
   double gamma = 0;  ///< seconds per byte reduced
   /// Arrival-aware models: the worst imbalance of the snapshot (omega, seconds; 0 without one).
   double omega = 0;
-  /// A bcast whose root buffer still fills while it runs (CallInfo::source_fills): a model of an
-  /// algorithm that streams its source (Restrictions::streams_source) gives the time from the
-  /// last byte's arrival at the root to the end; any other model, which waits for the whole
-  /// buffer first, its whole time as usual.
+  /// Asks the model of a bcast that streams its source (Restrictions::streams_source) for its
+  /// tail: the time from the last byte's arrival at the root to the end, when its root buffer
+  /// still fills while it runs (CallInfo::source_fills). Other models ignore it.
   bool source_fills = false;
 };
 /// Predicted time of one call, in seconds. For an arrival-aware algorithm: the time it still

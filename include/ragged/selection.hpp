@@ -35,8 +35,10 @@ struct CallInfo {
   /// takes only the link model from an arrival snapshot among the hints.
   bool sub_call = false;
   /// A bcast whose root buffer still fills while it runs (a SourceProgress hint, allgather lnbc):
-  /// `auto` weighs an algorithm that streams its source by what it needs after the last byte is
-  /// in, any other by its whole time (CostInput::source_fills).
+  /// `auto` takes the source to fill as a linear gather at the link's rate, F = (P-1)(alpha +
+  /// m/P beta), and weighs an algorithm that streams its source by what it adds to F,
+  /// max(T - F, its time after the last byte is in (CostInput::source_fills)); any other by its
+  /// whole time T, which starts only after F.
   bool source_fills = false;
 };
 

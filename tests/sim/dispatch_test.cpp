@@ -17,6 +17,7 @@
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/sim.hpp"
+#include "dispatch/compose.hpp"
 #include "support/check.hpp"
 #include "support/matrix_op.hpp"
 
@@ -330,6 +331,64 @@ TEST(SimDispatch, LnbcUnderAutoChoosesOneBroadcastOnEveryRankAcrossTheCrossovers
       const std::size_t count = std::max<std::size_t>(1, vector / 4 / static_cast<std::size_t>(procs));
       SCOPED_TRACE("P=" + std::to_string(procs) + " count=" + std::to_string(count));
       run_allgather("lnbc", procs, count);
+    }
+  }
+}
+
+/// An allgather in name only: rank 0 holds the whole vector as pattern A, every other rank its
+/// own block as pattern B (its sendbuf: the block rank 0 holds for it differs), and the
+/// broadcast dispatch selects runs from rank 0 with a HeldBlocks hint of one block.
+void held_blocks_allgather(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  const std::size_t procs = static_cast<std::size_t>(ctx.size());
+  auto* all = static_cast<std::int32_t*>(recvbuf);
+  if (ctx.rank() == 0) {
+    for (std::size_t i = 0; i < procs * count; ++i) all[i] = static_cast<std::int32_t>(i);  // pattern A
+  }
+  Hints hints = ctx.hints();
+  hints.set(std::make_shared<const internal::HeldBlocks>(internal::HeldBlocks{count * size_of(type)}));
+  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), recvbuf, procs * count, type, 0);
+}
+
+TEST(SimDispatch, AStreamingBroadcastSendsNoRankTheBlockItHolds) {
+  // Under a HeldBlocks hint the chain and the double tree leave a rank's own block alone (it
+  // keeps pattern B, which rank 0 never had) and deliver every other byte; a bcast that does
+  // not stream (binomial) sends everything, so the block comes back as rank 0's. (A real
+  // holder has the same bytes as rank 0; the patterns differ here only to see who sent what.)
+  Registry& registry = Registry::instance();
+  if (!registry.contains(Collective::allgather, "test_held_blocks")) {
+    registry.add(make_algorithm<Collective::allgather>("test_held_blocks", "a bcast under HeldBlocks", {},
+                                                       &held_blocks_allgather));
+  }
+  for (const std::string bcast : {"pipelined_chain", "double_tree", "binomial"}) {
+    const ScopedEnv env("RAGGED_BCAST", bcast);
+    for (const int procs : {2, 3, 4, 7, 12}) {
+      for (const std::size_t count : {std::size_t{1}, std::size_t{333}, std::size_t{70001}}) {
+        SCOPED_TRACE(bcast + " P=" + std::to_string(procs) + " count=" + std::to_string(count));
+        sim::run(config(procs), [&](Comm& comm) {
+          CollectiveOptions o;
+          o.algorithm = "test_held_blocks";
+          o.timeout = 600.0;
+          const auto rank = static_cast<std::size_t>(comm.rank());
+          std::vector<std::int32_t> mine(count);
+          for (std::size_t i = 0; i < count; ++i) mine[i] = -1 - static_cast<std::int32_t>(i);  // pattern B
+          std::vector<std::int32_t> all(count * static_cast<std::size_t>(procs), 0);
+          (void)allgather(comm, mine.data(), all.data(), count, DataType::int32, o);
+          for (std::size_t i = 0; i < all.size(); ++i) {
+            const std::size_t block = i / count;
+            const auto a = static_cast<std::int32_t>(i);
+            const std::int32_t b = mine[i % count];
+            if (block == 0) {
+              RAGGED_CHECK_EQ(all[i], a);  // rank 0's block: only rank 0 holds it
+            } else if (block == rank) {
+              RAGGED_CHECK_EQ(all[i], bcast == "binomial" ? a : b);  // never sent to its holder
+            } else {
+              // Another rank's block: HeldBlocks says its holder has the true bytes, so the
+              // streaming ones may pass on the holder's (pattern B) instead of rank 0's.
+              RAGGED_CHECK(all[i] == a || (bcast != "binomial" && all[i] == b));
+            }
+          }
+        });
+      }
     }
   }
 }

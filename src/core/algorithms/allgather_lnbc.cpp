@@ -107,8 +107,10 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
   // Dispatch copied this rank's block into recvbuf (and returned for P = 1 or an empty block).
   std::byte* out = internal::bytes(recvbuf);
   // Every rank carries the SourceProgress hint, as `auto` weighs the broadcasts by it and all
-  // must choose the same; only rank 0's is ever called.
+  // must choose the same; only rank 0's is ever called. And every rank holds its own block
+  // (HeldBlocks): a streaming broadcast does not send it to that rank.
   Hints hints = ctx.hints();
+  hints.set(std::make_shared<const internal::HeldBlocks>(internal::HeldBlocks{block}));
   if (rank != root) {
     hints.set(std::make_shared<const internal::SourceProgress>(internal::SourceProgress{[](std::size_t) {}}));
     // The send goes from a copy: the broadcast's receives write this block's place in recvbuf

@@ -27,7 +27,9 @@
 //
 // Streams its source: the root reads its buffer front to back, segment by segment, so a
 // composing algorithm may still fill it (SourceProgress, dispatch/compose.hpp): it waits for
-// each segment's bytes just before it sends them.
+// each segment's bytes just before it sends them. With a HeldBlocks hint (lnbc: every rank
+// holds its own block) a rank is sent only the bytes of a segment it lacks, in up to two
+// messages, and forwards its own from its buffer.
 //
 // Cost (alpha-beta, m bytes, S segments of s bytes, D = floor(log2(P - 1))):
 //   (S + 2 D + 1)(alpha + s beta), about m beta + 2 D s beta + S alpha for large m.
@@ -46,7 +48,6 @@ namespace ragged {
 void bcast_double_tree(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   namespace trees = plans::double_tree;
   namespace tree = plans::binomial;
-  Comm& comm = ctx.comm();
   const int procs = ctx.size();
   const int nodes = procs - 1;
   const int v = tree::relative(ctx.rank(), root, procs);
@@ -55,27 +56,32 @@ void bcast_double_tree(Context& ctx, void* buffer, std::size_t count, DataType t
   const std::size_t segments = plans::pipelined_chain::segments(count, per);
   const int tag = ctx.tag(0);
   std::byte* data = internal::bytes(buffer);
-  const auto first = [&](std::size_t t) { return data + t * per * size; };
   const auto length = [&](std::size_t t) { return (t + 1 < segments ? per : count - t * per) * size; };
   const auto absolute = [&](int relative) { return tree::absolute(relative, root, procs); };
 
+  // Segment t is bytes [begin(t), end(t)); with a HeldBlocks hint a rank is sent only what it
+  // lacks of it (internal::send_lacking), in up to two messages.
+  const auto begin = [&](std::size_t t) { return t * per * size; };
+  const auto end = [&](std::size_t t) { return begin(t) + length(t); };
+
   if (v == 0) {  // the root: segment t to the root of tree t mod 2, one send per tree in flight
     const std::array<int, 2> tops{absolute(trees::root(0, nodes)), absolute(trees::root(1, nodes))};
-    std::array<Request, 2> in_flight;
+    std::array<std::array<Request, 2>, 2> in_flight;
     for (std::size_t t = 0; t < segments; ++t) {
-      internal::wait_source(ctx, t * per * size + length(t));
-      in_flight[t % 2].wait(ctx.timeout());
-      in_flight[t % 2] = comm.isend(tops[t % 2], tag, first(t), length(t));
+      const int top = tops[t % 2];
+      internal::wait_source(ctx, internal::last_byte(internal::lacking(ctx, top, begin(t), end(t))));
+      internal::wait_both(in_flight[t % 2], ctx.timeout());
+      in_flight[t % 2] = internal::send_lacking(ctx, top, tag, data, begin(t), end(t));
     }
-    for (Request& r : in_flight) r.wait(ctx.timeout());
+    for (auto& pair : in_flight) internal::wait_both(pair, ctx.timeout());
     return;
   }
 
-  std::vector<Request> receives;
+  std::vector<std::array<Request, 2>> receives;
   receives.reserve(segments);
   for (std::size_t t = 0; t < segments; ++t) {
-    const int parent = trees::parent(static_cast<int>(t % 2), v, nodes);
-    receives.push_back(comm.irecv(absolute(parent), tag, first(t), length(t)));  // none = 0: the root
+    const int parent = trees::parent(static_cast<int>(t % 2), v, nodes);  // none = 0: the root
+    receives.push_back(internal::receive_lacking(ctx, absolute(parent), tag, data, begin(t), end(t)));
   }
   // The tree this rank forwards (at most one has children for it), and those children.
   int mine = -1;
@@ -85,17 +91,19 @@ void bcast_double_tree(Context& ctx, void* buffer, std::size_t count, DataType t
     if (children[0] != trees::none || children[1] != trees::none) mine = k;
   }
   if (mine >= 0) {
-    std::array<Request, 2> in_flight;
+    std::array<std::array<Request, 2>, 2> in_flight;  // per child
     for (auto t = static_cast<std::size_t>(mine); t < segments; t += 2) {
-      receives[t].wait(ctx.timeout());
+      internal::wait_both(receives[t], ctx.timeout());
       for (std::size_t c = 0; c < children.size(); ++c) {
-        in_flight[c].wait(ctx.timeout());
-        if (children[c] != trees::none) in_flight[c] = comm.isend(absolute(children[c]), tag, first(t), length(t));
+        internal::wait_both(in_flight[c], ctx.timeout());
+        if (children[c] != trees::none) {
+          in_flight[c] = internal::send_lacking(ctx, absolute(children[c]), tag, data, begin(t), end(t));
+        }
       }
     }
-    for (Request& r : in_flight) r.wait(ctx.timeout());
+    for (auto& pair : in_flight) internal::wait_both(pair, ctx.timeout());
   }
-  for (Request& r : receives) r.wait(ctx.timeout());
+  for (auto& pair : receives) internal::wait_both(pair, ctx.timeout());
 }
 
 }  // namespace ragged

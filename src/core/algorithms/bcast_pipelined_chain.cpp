@@ -23,12 +23,15 @@
 //
 // Streams its source: the root reads its buffer front to back, segment by segment, so a
 // composing algorithm may still fill it (SourceProgress, dispatch/compose.hpp; allgather lnbc
-// gathers into it): the root waits for each segment's bytes just before it sends them.
+// gathers into it): the root waits for each segment's bytes just before it sends them. With a
+// HeldBlocks hint (lnbc: every rank holds its own block) a rank is sent only the bytes of a
+// segment it lacks, in up to two messages, and forwards its own from its buffer.
 //
 // Cost (alpha-beta, m bytes, segments of s bytes, S = ceil(m / s)):
 //   (P - 2 + S)(alpha + s beta), about m beta + (P - 2) s beta + S alpha for large m.
 // The root sends S messages, every other rank receives S and (but the last) sends S. No copies,
 // no extra memory.
+#include <array>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -42,7 +45,6 @@ namespace ragged {
 void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   namespace chain = plans::pipelined_chain;
   namespace tree = plans::binomial;
-  Comm& comm = ctx.comm();
   const int procs = ctx.size();
   const int v = tree::relative(ctx.rank(), root, procs);
   const bool has_prev = v > 0;
@@ -54,23 +56,30 @@ void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataTy
   const std::size_t segments = chain::segments(count, per);
   const int tag = ctx.tag(0);
   std::byte* data = internal::bytes(buffer);
-  const auto first = [&](std::size_t t) { return data + t * per * size; };
   const auto length = [&](std::size_t t) { return (t + 1 < segments ? per : count - t * per) * size; };
 
-  std::vector<Request> receives;
+  // Segment t is bytes [begin(t), end(t)); with a HeldBlocks hint a rank is sent only what it
+  // lacks of it (internal::send_lacking), in up to two messages.
+  const auto begin = [&](std::size_t t) { return t * per * size; };
+  const auto end = [&](std::size_t t) { return begin(t) + length(t); };
+  std::vector<std::array<Request, 2>> receives;
   if (has_prev) {
     receives.reserve(segments);
-    for (std::size_t t = 0; t < segments; ++t) receives.push_back(comm.irecv(prev, tag, first(t), length(t)));
+    for (std::size_t t = 0; t < segments; ++t) {
+      receives.push_back(internal::receive_lacking(ctx, prev, tag, data, begin(t), end(t)));
+    }
   }
-  Request in_flight;
+  std::array<Request, 2> in_flight;
   for (std::size_t t = 0; t < segments; ++t) {
-    if (has_prev) receives[t].wait(ctx.timeout());
+    if (has_prev) internal::wait_both(receives[t], ctx.timeout());
     if (!has_next) continue;
-    if (!has_prev) internal::wait_source(ctx, t * per * size + length(t));  // the root: is it in?
-    in_flight.wait(ctx.timeout());
-    in_flight = comm.isend(next, tag, first(t), length(t));
+    if (!has_prev) {  // the root: are the bytes it sends in?
+      internal::wait_source(ctx, internal::last_byte(internal::lacking(ctx, next, begin(t), end(t))));
+    }
+    internal::wait_both(in_flight, ctx.timeout());
+    in_flight = internal::send_lacking(ctx, next, tag, data, begin(t), end(t));
   }
-  in_flight.wait(ctx.timeout());
+  internal::wait_both(in_flight, ctx.timeout());
 }
 
 }  // namespace ragged

@@ -4,9 +4,13 @@
 // in the list, a RAGGED_BCAST setting or a rules file reaches those algorithms too.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <functional>
+#include <utility>
 
+#include "ragged/comm.hpp"
 #include "ragged/context.hpp"
 #include "ragged/datatype.hpp"
 #include "ragged/registry.hpp"
@@ -28,6 +32,68 @@ struct SourceProgress {
 /// SourceProgress hint).
 inline void wait_source(const Context& ctx, std::size_t end) {
   if (const SourceProgress* source = ctx.hints().get<SourceProgress>()) source->wait(end);
+}
+
+/// A hint for a composed bcast in which every rank r already holds bytes [r block, (r + 1) block)
+/// of the buffer (allgather lnbc: each rank's own block). A bcast whose entry streams its source
+/// (Restrictions::streams_source) sends a rank only the bytes it lacks (send_lacking,
+/// receive_lacking); any other sends everything, which rewrites those bytes with the values they
+/// hold. It changes the messages, so every rank of the bcast carries the same hint.
+struct HeldBlocks {
+  std::size_t block = 0;  ///< bytes; 0 holds nothing
+};
+
+/// Up to two byte ranges [first, second), in buffer order; empty ones have first == second.
+using Ranges = std::array<std::pair<std::size_t, std::size_t>, 2>;
+
+/// The bytes of [begin, end) that `rank` lacks under the call's HeldBlocks hint (all of them
+/// without one): [begin, end) less rank's block, at most two ranges.
+inline Ranges lacking(const Context& ctx, int rank, std::size_t begin, std::size_t end) {
+  const HeldBlocks* held = ctx.hints().get<HeldBlocks>();
+  if (held == nullptr || held->block == 0) return {{{begin, end}, {end, end}}};
+  const std::size_t lo = static_cast<std::size_t>(rank) * held->block;
+  const std::size_t hi = lo + held->block;
+  if (hi <= begin || lo >= end) return {{{begin, end}, {end, end}}};
+  return {{{begin, std::max(begin, lo)}, {std::min(end, hi), end}}};
+}
+
+/// The end of the last non-empty range, 0 if both are empty: what a streaming root must hold
+/// before it sends them.
+inline std::size_t last_byte(const Ranges& r) {
+  return r[1].first < r[1].second ? r[1].second : (r[0].first < r[0].second ? r[0].second : 0);
+}
+
+/// Starts the sends of the bytes of [begin, end) of `data` that `to` lacks: a message per
+/// non-empty range, in buffer order (MPI keeps them in order on one tag).
+inline std::array<Request, 2> send_lacking(const Context& ctx, int to, int tag, const std::byte* data,
+                                           std::size_t begin, std::size_t end) {
+  std::array<Request, 2> out;
+  const Ranges r = lacking(ctx, to, begin, end);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (r[i].first < r[i].second) {
+      out[i] = ctx.comm().isend(to, tag, data + r[i].first, r[i].second - r[i].first);
+    }
+  }
+  return out;
+}
+
+/// Posts the receives, from `from`, of the bytes of [begin, end) this rank lacks: the
+/// counterpart of the sender's send_lacking().
+inline std::array<Request, 2> receive_lacking(const Context& ctx, int from, int tag, std::byte* data, std::size_t begin,
+                                              std::size_t end) {
+  std::array<Request, 2> out;
+  const Ranges r = lacking(ctx, ctx.rank(), begin, end);
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (r[i].first < r[i].second) {
+      out[i] = ctx.comm().irecv(from, tag, data + r[i].first, r[i].second - r[i].first);
+    }
+  }
+  return out;
+}
+
+/// Waits for both requests of a pair.
+inline void wait_both(std::array<Request, 2>& requests, Timeout timeout) {
+  for (Request& r : requests) r.wait(timeout);
 }
 
 /// Runs the bcast of `count` elements of `type` from `root` that dispatch selects for it

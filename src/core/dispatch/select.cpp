@@ -213,7 +213,6 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
   x.alpha = 50e-6;
   x.beta = 1.0 / 117.5e6;
   x.gamma = 0.25e-9;
-  x.source_fills = call.source_fills;
   const LinkModel* hint = call.hints ? call.hints->get<LinkModel>() : nullptr;
   if (snapshot != nullptr && snapshot->link().known()) hint = &snapshot->link();
   if (hint != nullptr && hint->known()) {
@@ -281,13 +280,20 @@ const Algorithm& select_auto(const CallInfo& call) {
       if (a->restrictions.reactive && failed_restriction(*a, call).empty()) return *a;
     }
   }
+  // A source that still fills (CallInfo::source_fills) is taken to come in as a linear gather
+  // at the link's rate: a bcast that streams it ends at the later of its own time and the fill's
+  // end plus its tail (CostInput::source_fills), so it is weighed by what it adds to the fill.
+  CostInput tail = x;
+  tail.source_fills = true;
+  const double fill = (call.procs - 1) * (x.alpha + x.bytes / static_cast<double>(std::max(call.procs, 1)) * x.beta);
   const Algorithm* best = nullptr;
   double best_cost = std::numeric_limits<double>::infinity();
   for (const Algorithm* a : registry.list(call.collective, call.backend)) {
     if (a->cost == nullptr || !a->restrictions.backend.empty() || a->restrictions.reactive) continue;
     if (a->restrictions.needs_arrival != imbalanced) continue;
     if (!failed_restriction(*a, call).empty()) continue;
-    const double c = a->cost(x);
+    double c = a->cost(x);
+    if (call.source_fills && a->restrictions.streams_source) c = std::max(c - fill, a->cost(tail));
     if (c < best_cost) {
       best = a;
       best_cost = c;
