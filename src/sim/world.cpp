@@ -174,7 +174,13 @@ void World::wake(ActorCtl* actor) {
   if (!actor->parked) return;
   actor->parked = false;
   if (actor->untimed) --parked_untimed_;
-  if (!killing_) actor->sem->release();
+  if (killing_) return;
+  // Hold a reference for the simcall: the actor may have timed out at this same instant, run
+  // before the simcall is handled, throw Aborted and exit, destroying its ActorCtl and with it
+  // the last reference to the semaphore (a segfault in SemaphoreImpl::release when the ranks of a
+  // mismatched collective all timed out together).
+  const sg4::SemaphorePtr sem = actor->sem;
+  sem->release();
 }
 
 void World::wake(aid_t pid) {

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
+#include "dispatch/compose.hpp"
 #include "ragged/api.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/sim.hpp"
-#include "dispatch/compose.hpp"
 #include "support/check.hpp"
 #include "support/matrix_op.hpp"
 

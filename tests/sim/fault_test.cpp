@@ -233,5 +233,28 @@ TEST(Faults, AFarFutureEstimateIsClampedAndResultsStayExact) {
   }
 }
 
+TEST(Faults, RanksThatAllTimeOutAtOneInstantEndInOneCleanError) {
+  // Every rank waits for a message nobody sends, with the same timeout: the first to time out
+  // fails the run and wakes the others, which time out at that same simulated instant and may
+  // run and exit before its wake-up is handled. The run must end in the timeout, not crash (it
+  // did: the wake-up released the semaphore of an actor that had already exited; and so did
+  // ranks that ran two different broadcasts under one bcast call).
+  for (const int procs : {2, 3, 5, 8}) {
+    sim::Config config;
+    config.platform = "cluster-1gbe-48";
+    config.procs = procs;
+    try {
+      sim::run(config, [](Comm& comm) {
+        int value = 0;
+        Request r = comm.irecv((comm.rank() + 1) % comm.size(), 7, &value, sizeof value);
+        r.wait(Timeout{1.0});
+      });
+      ADD_FAILURE() << "P=" << procs << ": no error";
+    } catch (const TimeoutError& e) {
+      EXPECT_NE(std::string(e.what()).find("no completion within"), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ragged

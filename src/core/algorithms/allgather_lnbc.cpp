@@ -3,41 +3,42 @@
 // tree algorithm, combined with a consecutive broadcast"), the broadcast streaming what the
 // gather has brought in.
 //
-//   gather (linear, paced by rank 0)      broadcast from rank 0, e.g. the pipelined chain,
-//                                          each segment sent once rank 0 holds its bytes
-//   1 ──┐  recv 1, recv 2 posted
-//   2 ──┤  block 1 in: recv 3 posted       0 ─a─> 1 ─a─> 2 ─a─> ... ─a─> P-1
-//   3 ──┼──> 0  block 2 in: recv 4, ...      ─b─>   ─b─>   ─b─> ...
-//   ... │
+//   gather (linear, paced by rank 0)      broadcast from rank 0, e.g. the double tree, each
+//                                          segment sent once rank 0 holds its bytes, no rank
+//   1 ──┐  recv 1, recv 2 posted           sent its own block
+//   2 ──┤  block 1 in: recv 3 posted
+//   3 ──┼──> 0  block 2 in: recv 4, ...    0 ─a,c,e─> tree 0 ─> ...
+//   ... │                                  0 ─b,d,f─> tree 1 ─> ...
 //   P-1 ┘
 //
 // Every other rank starts the send of (a copy of) its block and goes straight on into the
-// broadcast; it waits for the send after it. Rank 0 paces the gather: it keeps the receives of two blocks
-// posted and posts the next one when a block lands, so that blocks 1, 2, ..., P-1 arrive one
-// after the other at the rate of its link instead of all together at the end (senders in
-// flight at once share that link). That holds where a transfer waits for its receive: MPI's
-// rendezvous (Open MPI over TCP: blocks from 64 KiB) and the simulator's default protocol.
-// An eager block moves at its send, and then they come together as in a plain linear gather.
-//
-// Bytes [0, j n) are in once block j-1 is, and the broadcast takes them as they come: a bcast
-// that streams its source (Restrictions::streams_source: the pipelined chain) waits at rank 0
-// for each segment's bytes just before it sends them (internal::SourceProgress,
-// src/core/dispatch/compose.hpp); any other bcast starts when the whole vector is in, which is
-// the plain gather-then-broadcast.
+// broadcast; it waits for the send after it. Rank 0 paces the gather: it keeps the receives of
+// two blocks posted and posts the next one when a block lands, so that blocks 1, 2, ..., P-1
+// arrive one after the other at the rate of its link instead of all together at the end
+// (senders in flight at once share that link). That holds where a transfer waits for its
+// receive: MPI's rendezvous (Open MPI over TCP: blocks from 64 KiB) and the simulator's default
+// protocol. An eager block moves at its send, and then they come together as in a plain linear
+// gather.
 //
 // The broadcast is whatever dispatch selects for a bcast of the gathered vector
-// (internal::dispatch_bcast): `auto` by the cost models, so the binomial tree for small
-// vectors, "scatter_allgather" for medium and "pipelined_chain" for large ones; RAGGED_BCAST or
-// a rules file choose another. Tags: the gather on tag 0, the broadcast on tags 32..63 of the
-// call's block.
+// (internal::dispatch_bcast): RAGGED_BCAST, a rules file, else `auto`. Every rank gives it two
+// hints (src/core/dispatch/compose.hpp), every rank the same, as they change what `auto`
+// chooses and which messages move:
+//   - SourceProgress: bytes [0, j n) are in once block j-1 is; a bcast that streams its source
+//     (Restrictions::streams_source: pipelined_chain, double_tree) waits at rank 0 for each
+//     segment's bytes just before it sends them, any other starts when the whole vector is in
+//     (the plain gather-then-broadcast). `auto` weighs the streaming ones by what they add to
+//     the gather (CallInfo::source_fills): the double tree from P = 8, the chain at P = 4.
+//   - HeldBlocks{n}: every rank holds its own block, so a streaming bcast never sends it there.
+// Tags: the gather on tag 0, the broadcast on tags 32..63 of the call's block.
 //
 // Cost (n bytes per block, N = P n gathered):
 //   gather:    (P-1)(alpha + n beta), one block after the other
-//   broadcast: the least of the bcast models for N bytes (plans/cost_model.hpp). Streamed (the
-//              chain, S segments of s bytes) it runs beside the gather, and the last rank holds
-//              everything about (P-1)(alpha + s beta) after the last block reached rank 0:
-//              about max(chain, gather + (P-1)(alpha + s beta)) in all. Not streamed, the two
-//              add: every byte crosses rank 0's link twice, in then out, about 2 N beta.
+//   broadcast: the least of the bcast models for N bytes (plans/cost_model.hpp). Streamed, it
+//              runs beside the gather and ends at the later of its own time T and the gather's
+//              end plus its tail (the last segment's way down: 2 D + 1 segment times in the
+//              double tree, D = floor(log2(P-1)), P - 1 in the chain): max(T, gather + tail).
+//              Not streamed, the two add: every byte crosses rank 0's link twice, about 2 N beta.
 // Memory: a copy of one block on every rank but 0. Any P. docs/algorithms/allgather-lnbc.md.
 #include <algorithm>
 #include <memory>
