@@ -105,6 +105,17 @@ TEST(DoubleTreePlan, SegmentCountsStayWithinTheirBounds) {
   // Large messages: many segments, smaller ones for more levels (a longer fill to amortise).
   EXPECT_GT(trees::segment_count(std::size_t{8} << 20, 48), 20U);
   EXPECT_LT(trees::segment_count(std::size_t{8} << 20, 4), trees::segment_count(std::size_t{8} << 20, 300));
+  // A filling source takes shorter segments (about twice as many), within the same bounds.
+  for (const int procs : {4, 8, 28, 48}) {
+    for (const std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20}) {
+      const std::size_t plain = trees::segment_count(bytes, procs);
+      const std::size_t streamed = trees::segment_count(bytes, procs, true);
+      EXPECT_GE(streamed, plain) << "P=" << procs << " bytes=" << bytes;
+      EXPECT_LE(streamed, 2 * plain + 2) << "P=" << procs << " bytes=" << bytes;
+      EXPECT_GE(bytes / streamed, ragged::plans::pipelined_chain::min_segment_bytes);
+    }
+  }
+  EXPECT_GT(trees::segment_count(std::size_t{8} << 20, 28, true), trees::segment_count(std::size_t{8} << 20, 28));
   // Whole elements, covering the message.
   for (const std::size_t count : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, std::size_t{262144}}) {
     const std::size_t per = trees::segment_elements(count, 4, 28);

@@ -52,7 +52,9 @@ void bcast_double_tree(Context& ctx, void* buffer, std::size_t count, DataType t
   const int nodes = procs - 1;
   const int v = tree::relative(ctx.rank(), root, procs);
   const std::size_t size = size_of(type);
-  const std::size_t per = trees::segment_elements(count, size, procs);
+  // A filling source (every rank carries the hint) takes the shorter streamed segments.
+  const bool streamed = ctx.hints().get<internal::SourceProgress>() != nullptr;
+  const std::size_t per = trees::segment_elements(count, size, procs, streamed);
   const std::size_t segments = plans::pipelined_chain::segments(count, per);
   const int tag = ctx.tag(0);
   std::byte* data = internal::bytes(buffer);

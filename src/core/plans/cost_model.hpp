@@ -169,7 +169,8 @@ inline double bcast_pipelined_chain(const CostInput& x) {
 /// x.source_fills: the last segment's way down, 2 D + 1 steps.
 inline double bcast_double_tree(const CostInput& x) {
   if (x.procs < 2) return 0;
-  const auto segments = static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
+  const auto segments =
+      static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs, x.source_fills));
   const double depth = double_tree::depth(x.procs - 1);
   const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
   return ((x.source_fills ? 1 : segments) + 2 * depth) * step;

@@ -125,15 +125,24 @@ constexpr int depth(int n) {
   return static_cast<int>(std::bit_width(static_cast<unsigned>(n))) - 1;
 }
 
+/// With a source that still fills (a composed bcast, allgather lnbc) the segments are half as
+/// long: the trees then need not outrun the fill, and what they add after its last byte is
+/// 2 D + 1 segment times. Measured in lnbc's grid (sim, 1 GbE, P = 12…48, 128K…2M floats): a
+/// quarter of the latency_bytes below gave 1.10–1.49× the ring where the plain size gave
+/// 1.23–1.59×; twice it, 1.41–1.62×.
+inline constexpr double streamed_latency_share = 0.25;
+
 /// The number of segments of a message of `bytes` bytes broadcast to `procs` ranks: bytes / s*
-/// (s* above) rounded to an even number where the segments stay at least
+/// (s* above; with `streamed`, alpha / beta taken as streamed_latency_share of latency_bytes)
+/// rounded to an even number where the segments stay at least
 /// pipelined_chain::min_segment_bytes; 1 for procs <= 2 or a message of one smallest segment.
-inline std::size_t segment_count(std::size_t bytes, int procs) {
+inline std::size_t segment_count(std::size_t bytes, int procs, bool streamed = false) {
   assert(procs > 0);
   const std::size_t most = bytes / pipelined_chain::min_segment_bytes;
   if (procs <= 2 || most <= 1) return 1;
   const double fill = 2.0 * (depth(procs - 1) + 1);
-  const double best = std::sqrt(static_cast<double>(bytes) * pipelined_chain::latency_bytes / fill);
+  const double latency = pipelined_chain::latency_bytes * (streamed ? streamed_latency_share : 1.0);
+  const double best = std::sqrt(static_cast<double>(bytes) * latency / fill);
   auto n = static_cast<std::size_t>(std::llround(static_cast<double>(bytes) / best));
   n = std::clamp<std::size_t>(n, 2, most);
   if (n % 2 == 1 && n + 1 <= most) ++n;
@@ -141,9 +150,9 @@ inline std::size_t segment_count(std::size_t bytes, int procs) {
 }
 
 /// Elements per segment for `count` elements of `element_size` bytes (at least one element).
-inline std::size_t segment_elements(std::size_t count, std::size_t element_size, int procs) {
+inline std::size_t segment_elements(std::size_t count, std::size_t element_size, int procs, bool streamed = false) {
   assert(element_size > 0);
-  const std::size_t n = segment_count(count * element_size, procs);
+  const std::size_t n = segment_count(count * element_size, procs, streamed);
   return std::max<std::size_t>(1, (count + n - 1) / n);
 }
 
