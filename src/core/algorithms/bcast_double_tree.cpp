@@ -27,7 +27,8 @@
 //
 // Streams its source: the root reads its buffer front to back, segment by segment, so a
 // composing algorithm may still fill it (SourceProgress, dispatch/compose.hpp): it waits for
-// each segment's bytes just before it sends them. With a HeldBlocks hint (lnbc: every rank
+// each segment's bytes just before it sends them, and every rank, all carrying the hint, cuts
+// segments half as long (plans/double_tree_plan.hpp says why). With a HeldBlocks hint (lnbc: every rank
 // holds its own block) a rank is sent only the bytes of a segment it lacks, in up to two
 // messages, and forwards its own from its buffer.
 //
