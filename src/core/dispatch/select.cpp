@@ -293,7 +293,8 @@ const Algorithm& select_auto(const CallInfo& call) {
     if (a->restrictions.needs_arrival != imbalanced) continue;
     if (!failed_restriction(*a, call).empty()) continue;
     double c = a->cost(x);
-    if (call.source_fills && a->restrictions.streams_source) c = std::max(c - fill, a->cost(tail));
+    if (call.source_fills && a->restrictions.streams_source)
+      c = plans::cost::streamed_after_fill(c, a->cost(tail), fill);
     if (c < best_cost) {
       best = a;
       best_cost = c;

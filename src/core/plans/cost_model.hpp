@@ -175,6 +175,11 @@ inline double bcast_double_tree(const CostInput& x) {
   const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
   return ((x.source_fills ? 1 : segments) + 2 * depth) * step;
 }
+/// What a bcast that streams a source still filling adds to the fill of `fill` seconds: it ends
+/// at the later of its own time `whole` and the fill's end plus its `tail` (its model with
+/// CostInput::source_fills). `auto` weighs streaming bcasts by it (dispatch/select.cpp), LNBC's
+/// model adds it to its gather.
+inline double streamed_after_fill(double whole, double tail, double fill) { return std::max(whole - fill, tail); }
 /// What a bcast selected by `auto` costs: the least of the models above (LNBC's and BSLB's
 /// broadcast, src/core/dispatch/compose.hpp).
 inline double bcast_selected(const CostInput& x) {
@@ -196,8 +201,8 @@ inline double allgather_lnbc(const CostInput& x) {
   if (x.procs < 3) return after_gather;
   CostInput tail = vector;
   tail.source_fills = true;
-  const double chain = std::max(bcast_pipelined_chain(vector), gather + bcast_pipelined_chain(tail));
-  const double trees = std::max(bcast_double_tree(vector), gather + bcast_double_tree(tail));
+  const double chain = gather + streamed_after_fill(bcast_pipelined_chain(vector), bcast_pipelined_chain(tail), gather);
+  const double trees = gather + streamed_after_fill(bcast_double_tree(vector), bcast_double_tree(tail), gather);
   return std::min({after_gather, chain, trees});
 }
 inline double allgather_bslb(const CostInput& x) {
