@@ -37,6 +37,7 @@
 #include "plans/bdr_schedule.hpp"
 #include "plans/bgd_schedule.hpp"
 #include "plans/lower_bound.hpp"
+#include "plans/pipelined_chain_plan.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/pat.h"
@@ -531,18 +532,78 @@ double root_bcast_time(int procs, std::size_t count, std::string& ran) {
   return elapsed;
 }
 
-// BSLB's root receives every block in the background while it still computes: when rank 0
-// arrives last, its call is only the broadcast, to the nanosecond the root's part of the same
-// bcast entered by all ranks at once.
-TEST(ArrivalTiming, BslbRootGathersInTheBackground) {
+// BSLB's root receives every block in the background while it still computes, and the agents
+// stream them down the chain 0 -> 1 -> ... as they come in: when rank 0 arrives last, its call
+// only sends its own block to rank 1, S segments with two in flight (at least the block's bytes
+// through the link, at most the S segments one after the other), where the paper's form
+// broadcast the whole vector after the arrival. The other ranks have everything else and wait
+// only for that block's way down the chain.
+TEST(ArrivalTiming, BslbRootStreamsOnlyItsOwnBlockAfterArriving) {
+  const int procs = 4;
   const std::size_t count = 2500;
+  const std::size_t block = count * 4;
   const std::vector<double> delays{50e-3, 0, 0, 0};
-  const std::vector<double> bslb = elapsed_times(4, "bslb", count, delays, delays, true);
+  const std::vector<double> bslb = elapsed_times(procs, "bslb", count, delays, delays, true);
+  const std::size_t per = plans::pipelined_chain::segment_elements(block, 1, procs);
+  const std::size_t segments = plans::pipelined_chain::segments(block, per);
+  const double segment = platform_link.tau(per);
+  ASSERT_EQ(segments, 2U);
+  // The block's bytes must leave rank 0 after it arrived; S segment sends one after the other,
+  // plus a latency for the block handed to rank 0's own agent, at most.
+  EXPECT_GE(bslb[0], platform_link.tau(block) - 1e-9);
+  EXPECT_LE(bslb[0], static_cast<double>(segments) * segment + platform_link.alpha);
   std::string ran;
-  const double broadcast = root_bcast_time(4, 4 * count, ran);
-  EXPECT_NEAR(bslb[0], broadcast, 1e-8) << "bcast " << ran;
-  // and no more than the binomial tree's two sends of the vector, BSLB's broadcast before issue 15
-  EXPECT_LE(broadcast, 2 * platform_link.tau(4 * count * 4) + 1e-9) << "bcast " << ran;
+  EXPECT_LT(bslb[0], root_bcast_time(procs, procs * count, ran) / 2) << "bcast " << ran;
+  // The chain's P - 2 + S segment hops, each delayed at most by the other segment in flight on
+  // its link (s beta).
+  const double hops = static_cast<double>(procs - 2 + static_cast<int>(segments)) * segment +
+                      static_cast<double>(procs - 2) * platform_link.beta * static_cast<double>(per);
+  for (int r = 1; r < procs; ++r) {
+    EXPECT_LE(bslb[static_cast<std::size_t>(r)], delays[0] + hops + platform_link.alpha) << "rank " << r;
+  }
+}
+
+// The streamed BSLB on every process count, with blocks of one element, of a segment and a bit,
+// and of several segments, for three arrival patterns and right, reversed or no estimates:
+// elapsed_times checks every element. With right estimates and one late rank, every other rank
+// waits after the last arrival only for that block: into rank 0 and down the chain, P - 2 + S
+// segment hops, each delayed at most by the other segment in flight on its link. The ring needs
+// P - 1 hops of the whole block.
+TEST(ArrivalTiming, BslbIsExactOnEveryProcessCountAndPattern) {
+  for (int procs : {2, 3, 5, 8, 13, 17}) {
+    for (std::size_t count : {std::size_t{1}, std::size_t{300}, std::size_t{5001}}) {
+      for (int pattern = 0; pattern < 3; ++pattern) {
+        SCOPED_TRACE("P = " + std::to_string(procs) + ", count " + std::to_string(count) + ", pattern " +
+                     std::to_string(pattern));
+        std::vector<double> delays(static_cast<std::size_t>(procs), 0.0);
+        if (pattern == 0) {
+          for (int r = 0; r < procs; ++r) delays[static_cast<std::size_t>(r)] = delay_of(r, 7, 10e-3);
+        } else {
+          delays[static_cast<std::size_t>(pattern == 1 ? procs / 2 : 0)] = 10e-3;
+        }
+        const double top = *std::max_element(delays.begin(), delays.end());
+        std::vector<double> reversed(delays.size());
+        std::transform(delays.begin(), delays.end(), reversed.begin(), [top](double d) { return top - d; });
+        const std::vector<double> right = elapsed_times(procs, "bslb", count, delays, delays, true);
+        (void)elapsed_times(procs, "bslb", count, delays, reversed, true);
+        (void)elapsed_times(procs, "bslb", count, delays, {}, true);
+        if (pattern != 1) continue;
+        const std::size_t block = count * 4;
+        const std::size_t per = plans::pipelined_chain::segment_elements(block, 1, procs);
+        const double chain =
+            static_cast<double>(procs - 2 + static_cast<int>(plans::pipelined_chain::segments(block, per))) *
+                platform_link.tau(per) +
+            static_cast<double>(procs - 2) * platform_link.beta * static_cast<double>(per);
+        const double tail = 3 * platform_link.alpha + platform_link.tau(block) + chain;
+        const double ring = static_cast<double>(procs - 1) * platform_link.tau(block);
+        for (int r = 0; r < procs; ++r) {
+          if (r == procs / 2) continue;
+          EXPECT_LE(right[static_cast<std::size_t>(r)], top + tail + 1e-6) << "rank " << r;
+          if (procs >= 13 && count == 5001) EXPECT_LT(right[static_cast<std::size_t>(r)], top + ring) << "rank " << r;
+        }
+      }
+    }
+  }
 }
 
 // With wrong estimates BDR and BSLB stay exact (allgather_once checks every element), and

@@ -32,7 +32,7 @@
 namespace ragged::internal {
 
 /// Which background part a plan asks for.
-enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2, bgd = 3, slt = 4, prr = 5 };
+enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2, bgd = 3, slt = 4, prr = 5, bslb = 6 };
 
 /// A plan as the ranks agree on it: the kind of background part, the block size, the root.
 struct PlanKey {
@@ -73,8 +73,8 @@ class BackgroundContext;
 /// arrival agent runs ahead of the call once every rank announced the same plan. The monitor
 /// sees algorithms only through this.
 struct Background {
-  /// The id every rank's record carries for this part (two algorithms that share a part, such
-  /// as allgather bslb and gather bsls at root 0, share it and its results).
+  /// The id every rank's record carries for this part (two algorithms that share a part share it
+  /// and its results).
   BackgroundKind kind;
   /// Runs on the agent: receives (and for BGD forwards) ahead of the foreground.
   void (*run)(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
@@ -89,7 +89,7 @@ struct Background {
 extern const Background bdr_background_part;   ///< allgather bdr
 extern const Background bgd_background_part;   ///< allgather bgd
 extern const Background bsls_background_part;  ///< gather bsls
-extern const Background bslb_background_part;  ///< allgather bslb: bsls at root 0
+extern const Background bslb_background_part;  ///< allgather bslb: gather to 0, streamed down a chain
 extern const Background slt_background_part;   ///< allreduce slt
 extern const Background prr_background_part;   ///< allreduce prr
 
@@ -178,6 +178,10 @@ void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
 /// BSLS (gather_bsls.cpp): the root's loop over the other ranks in estimated arrival order.
 void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+/// BSLB (allgather_bslb.cpp): at rank 0 the sorted gather, each block streamed down the chain
+/// 0 -> 1 -> ... -> P-1 as it comes in; elsewhere the chain's receives and forwards
+/// (slot.segments[r]: rank r's block).
+void bslb_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
 /// SLT (allreduce_slt.cpp): the warm-up with the chain neighbours, then the partial segments
 /// that reach this rank before its estimated arrival (slot.segments[t], slot.next_step of them).
 void slt_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);

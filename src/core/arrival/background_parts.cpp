@@ -10,7 +10,7 @@ const Background bdr_background_part{BackgroundKind::bdr, &bdr_background, -1, f
 const Background bgd_background_part{BackgroundKind::bgd, &bgd_background, -1, false, false};
 // On a balanced pattern BSLS serves in the foreground and BSLB runs NEX: no background.
 const Background bsls_background_part{BackgroundKind::bsls, &bsls_background, -1, true, true};
-const Background bslb_background_part{BackgroundKind::bsls, &bsls_background, 0, true, true};
+const Background bslb_background_part{BackgroundKind::bslb, &bslb_background, 0, false, true};
 // SLT and PRR decide themselves whether there is anything to run: the agent's balance test uses
 // tau of the whole vector, while their steps move one segment.
 const Background slt_background_part{BackgroundKind::slt, &slt_background, -1, false, false};

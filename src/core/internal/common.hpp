@@ -25,6 +25,7 @@ enum Tag : int {
   tag_bsls_signal_unplanned = 1014,
   tag_bsls_data_unplanned = 1015,
   tag_bgd_unplanned = 1016,
+  tag_bslb_self = 1017,    ///< BSLB: rank 0's own block, from its foreground to the stream
   tag_agent_local = 1020,  ///< the foreground's messages to its own agent
   tag_agent_setup = 1021,  ///< start-up: warm-up, clock offsets, link model (and +1, +2)
   // BGD's planned messages: tag_bgd_first + (epoch mod tag_bgd_epochs), see allgather_bgd.cpp.

@@ -205,10 +205,13 @@ inline double allgather_lnbc(const CostInput& x) {
   const double trees = gather + streamed_after_fill(bcast_double_tree(vector), bcast_double_tree(tail), gather);
   return std::min({after_gather, chain, trees});
 }
+/// BSLB with the agents streaming the broadcast (allgather_bslb.cpp): the gather of P - 1 blocks,
+/// (P-1)(3 alpha + n beta), the stream beside it, less the omega the background absorbs; then the
+/// last block's tail: into rank 0 (3 alpha + n beta) and down the chain (its model for one block).
 inline double allgather_bslb(const CostInput& x) {
-  CostInput vector = x;
-  vector.bytes = x.procs * x.bytes;
-  return tau(x) + bcast_selected(vector);
+  const double gather = (x.procs - 1) * (2 * x.alpha + tau(x));
+  const double tail = 2 * x.alpha + tau(x) + bcast_pipelined_chain(x);
+  return std::max(0.0, gather - x.omega) + tail;
 }
 
 // gather and scatter (m = one rank's block)
