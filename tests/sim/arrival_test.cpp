@@ -296,6 +296,40 @@ TEST(ArrivalMonitor, IteratesExactlyWithBackgroundPartsAndChangingPlans) {
   }
 }
 
+// Every rank's agent runs BSLB's stream for an announced bslb; a call of another arrival-aware
+// algorithm cancels it on every rank. No rank took part in the stream (rank 0's own block and
+// the other ranks' blocks come only from a bslb call), so the cancel is clean: exact results,
+// no "collective differs" error, and the next bslb streams again.
+TEST(ArrivalMonitor, AnotherCallCancelsAnAnnouncedBslbStreamCleanly) {
+  for (int procs : {2, 3, 5, 8}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    simulate(procs, [](Comm& comm) {
+      MonitorOptions mo;
+      mo.link = platform_link;
+      Monitor monitor(comm, mo);
+      const std::size_t count = 3000;
+      monitor.use({Collective::allgather, "bslb", count, DataType::int32, 0});
+      const std::vector<std::string> program{"bslb", "bdr", "bslb", "bgd", "bslb"};
+      Runtime& rt = comm.runtime();
+      for (int it = 0; it < static_cast<int>(program.size()); ++it) {
+        const std::string& algorithm = program[static_cast<std::size_t>(it)];
+        const double half = 20e-3 + delay_of(comm.rank(), it, 6e-3) / 2;
+        barrier(comm);
+        monitor.processing_start();
+        rt.sleep_for(half);
+        monitor.edge(0.5);
+        rt.sleep_for(half);
+        monitor.processing_end();
+        CollectiveOptions options;
+        options.hints.set<ArrivalSnapshot>(monitor.arrive());
+        allgather_once(comm, Registry::instance().allgather(algorithm), count, DataType::int32, false, options,
+                       "iteration " + std::to_string(it) + " " + algorithm);
+      }
+      monitor.finalize();
+    });
+  }
+}
+
 TEST(ArrivalMonitor, EveryRankBuildsTheSameSnapshot) {
   const int procs = 6;
   std::vector<std::vector<double>> seen(procs);

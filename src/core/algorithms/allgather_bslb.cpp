@@ -126,8 +126,9 @@ void root_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
   };
   std::vector<std::byte>& own = out.data[static_cast<std::size_t>(root)];
   own.resize(s.block);
+  // (not counted in `consumed`: that counts what other ranks sent or took for this plan, which a
+  // cancel on disagreement must find zero)
   Request self = comm.irecv(root, internal::tag_bslb_self, own.data(), s.block);
-  ++out.consumed;
   std::size_t streamed = 0;  // blocks of the order sent down the chain
   const auto stream_ready = [&] {
     for (; streamed < s.order.size(); ++streamed) {
@@ -148,9 +149,10 @@ void root_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
     if (s.block > first) parts[1] = comm.irecv(r, s.data_tag, dst.data() + first, s.block - first);
     parts[2] = comm.isend(r, s.signal_tag, nullptr, 0);
     stream_ready();
-    for (int i = 0; i < 3; ++i) {
-      if (i < 2 && parts[i].active()) ++out.consumed;
-      wait(parts[i]);
+    for (Request& part : parts) {
+      if (!part.active()) continue;
+      wait(part);
+      ++out.consumed;  // once done: a cancel while it waits has taken nothing from rank r
     }
     out.received[static_cast<std::size_t>(r)] = 1;
   }
