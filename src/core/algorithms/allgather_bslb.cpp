@@ -259,11 +259,8 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   Request self;
   if (me == root) {
     self = comm.isend(root, internal::tag_bslb_self, own, block);
-  } else {
-    const std::size_t first = internal::sorted_gather_short_bytes(block);
-    comm.recv(root, s.signal_tag, nullptr, 0, ctx.timeout());
-    comm.send(root, s.data_tag, own, first, ctx.timeout());
-    if (block > first) comm.send(root, s.data_tag, own + first, block - first, ctx.timeout());
+  } else {  // the sender's side of the sorted gather: wait for rank 0's signal, send the block
+    internal::sorted_gather_foreground(ctx, own, recvbuf, count, type, root, s.signal_tag, s.data_tag);
   }
   std::vector<std::vector<std::byte>> data;
   std::vector<char> received;
