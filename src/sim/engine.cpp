@@ -180,6 +180,9 @@ EngineState& ensure_engine(const Config& config) {
     };
     number("ragged/rendezvous_round_trips", st.protocol.rendezvous_round_trips);
     number("ragged/connect_round_trips", st.protocol.connect_round_trips);
+    double fifo = 0;
+    number("ragged/pair_fifo", fifo);
+    st.protocol.pair_fifo = fifo != 0;
     if (const char* limit = root->get_property("ragged/eager_limit");
         limit != nullptr && st.message_gap_error.empty()) {
       char* end = nullptr;

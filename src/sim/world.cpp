@@ -275,11 +275,18 @@ double World::book(std::vector<double>& next, int rank) {
 }
 
 void World::transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
-                     std::function<void()> arrived) {
+                     std::function<void()> arrived, std::function<void()> started) {
   sg4::Host* from = host_of(sender);
   sg4::Host* to = host_of(receiver);
   if (from == to && route_is_empty(from)) {
+    if (started) started();
     done();
+    return;
+  }
+  ++live_;  // a busy or queued transfer is live: it will complete without help
+  if (protocol_.pair_fifo && !busy_pairs_.emplace(sender, receiver).second) {
+    pending_[{sender, receiver}].push_back(
+        PendingTransfer{bytes, start_at, std::move(started), std::move(arrived), std::move(done)});
     return;
   }
   TransferWorker* worker = nullptr;
@@ -295,15 +302,34 @@ void World::transfer(int sender, int receiver, std::size_t bytes, double start_a
   worker->from = from;
   worker->to = to;
   worker->bytes = bytes;
+  worker->sender = sender;
   worker->receiver = receiver;
   worker->start_at = start_at;
+  worker->started = std::move(started);
   worker->arrived = std::move(arrived);
   worker->done = std::move(done);
-  ++live_;  // a busy worker is live: it will complete its transfer without help
   if (fresh) {
     sg4::Actor::create("transfer", from, [this, worker] { run_worker(*worker); })->daemonize();
   }
   worker->sem->release();
+}
+
+bool World::next_of_pair(TransferWorker& worker) {
+  if (!protocol_.pair_fifo) return false;
+  const std::pair<int, int> key{worker.sender, worker.receiver};
+  auto it = pending_.find(key);
+  if (it == pending_.end() || it->second.empty()) {
+    busy_pairs_.erase(key);
+    return false;
+  }
+  PendingTransfer next = std::move(it->second.front());
+  it->second.pop_front();
+  worker.bytes = next.bytes;
+  worker.start_at = next.start_at;
+  worker.started = std::move(next.started);
+  worker.arrived = std::move(next.arrived);
+  worker.done = std::move(next.done);
+  return true;
 }
 
 void World::run_worker(TransferWorker& worker) {
@@ -311,29 +337,32 @@ void World::run_worker(TransferWorker& worker) {
   // last rank and daemon of the run ended.
   for (;;) {
     worker.sem->acquire();
-    try {
-      // The sender's gap: wait for the slot booked when the message was posted.
-      if (const double wait = worker.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
-      sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(worker.bytes));
-      std::function<void()> arrived = std::move(worker.arrived);
-      std::function<void()> done = std::move(worker.done);
-      worker.arrived = nullptr;
-      worker.done = nullptr;
-      // The receiver's gap: booked in arrival order.
-      if (gap_ > 0) {
-        if (const double wait = book(next_recv_, worker.receiver) - sg4::Engine::get_clock(); wait > 0) {
-          if (arrived) arrived();
-          sg4::this_actor::sleep_for(wait);
+    do {
+      try {
+        // The sender's gap: wait for the slot booked when the message was posted.
+        if (const double wait = worker.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
+        if (std::function<void()> started = std::exchange(worker.started, nullptr)) started();
+        sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(worker.bytes));
+        std::function<void()> arrived = std::move(worker.arrived);
+        std::function<void()> done = std::move(worker.done);
+        worker.arrived = nullptr;
+        worker.done = nullptr;
+        // The receiver's gap: booked in arrival order.
+        if (gap_ > 0) {
+          if (const double wait = book(next_recv_, worker.receiver) - sg4::Engine::get_clock(); wait > 0) {
+            if (arrived) arrived();
+            sg4::this_actor::sleep_for(wait);
+          }
         }
+        done();
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;
+      } catch (...) {
+        fail(std::current_exception());
       }
-      done();
-    } catch (const simgrid::ForcefulKillException&) {
-      throw;
-    } catch (...) {
-      fail(std::current_exception());
-    }
+      --live_;
+    } while (next_of_pair(worker));
     idle_workers_.push_back(&worker);
-    --live_;
     if (!aborting_ && live_ > 0 && parked_untimed_ == live_) detect_deadlock(nullptr);
   }
 }
@@ -415,12 +444,14 @@ void World::start_eager(const MessagePtr& send) {
       wake_all(recv->waiters);
     }
   };
+  const auto sent = [this, send] {
+    send->complete = true;
+    wake_all(send->waiters);
+  };
   transfer(send->owner, send->peer, send->bytes, connected(send->owner, send->peer, send->start_at), finish,
-           // The receiver's gap holds the receive back; the send is complete once its bytes arrived.
-           [this, send] {
-             send->complete = true;
-             wake_all(send->waiters);
-           });
+           // The receiver's gap holds the receive back; the send is complete once its bytes arrived,
+           // or with pair_fifo once they are on the pair's connection.
+           sent, protocol_.pair_fifo ? std::function<void()>(sent) : std::function<void()>{});
 }
 
 void World::match(const MessagePtr& send, const MessagePtr& recv) {

@@ -121,8 +121,19 @@ struct TransferWorker {
   sg4::Host* from = nullptr;
   sg4::Host* to = nullptr;
   std::size_t bytes = 0;
+  int sender = -1;      ///< the rank the bytes are from
   int receiver = -1;    ///< the rank the bytes are for
   double start_at = 0;  ///< absolute clock at which the transfer may start (the sender's gap)
+  std::function<void()> started;
+  std::function<void()> arrived;
+  std::function<void()> done;
+};
+
+/// A transfer waiting for the one before it between the same two ranks (Protocol::pair_fifo).
+struct PendingTransfer {
+  std::size_t bytes = 0;
+  double start_at = 0;
+  std::function<void()> started;
   std::function<void()> arrived;
   std::function<void()> done;
 };
@@ -144,6 +155,10 @@ struct Protocol {
   /// ragged/connect_delay).
   double connect_round_trips = 0;
   double connect_delay = 0;
+  /// The transfers from one rank to another move one after the other, in the order they start,
+  /// as on one TCP connection; and an eager send is complete once its transfer starts (its
+  /// bytes are on the connection), not when they arrive (ragged/pair_fifo).
+  bool pair_fifo = false;
 };
 
 /// How a wait reacts when the run is being abandoned.
@@ -205,8 +220,10 @@ class World {
   /// a rank receives are done at least g apart, in the order they arrive: transfer k is done
   /// at max(its arrival, transfer k-1 done + g). When that holds `done` back, `arrived` (if
   /// any) is called at the arrival. Copies that need no route wait for neither.
+  /// With Protocol::pair_fifo a transfer waits for the one before it from `sender` to
+  /// `receiver`; `started` (if any) is called when it starts.
   void transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
-                std::function<void()> arrived = {});
+                std::function<void()> arrived = {}, std::function<void()> started = {});
   /// Books rank `sender`'s next send slot, max(now, previous slot + g), as an absolute clock
   /// for transfer(); 0 without a gap.
   double book_send(int sender) { return gap_ > 0 ? book(next_send_, sender) : 0.0; }
@@ -236,6 +253,9 @@ class World {
   [[nodiscard]] std::string describe(const ActorCtl& actor) const;
   [[nodiscard]] bool route_is_empty(sg4::Host* host);
   void run_worker(TransferWorker& worker);
+  /// With pair_fifo, loads the next transfer waiting between the worker's two ranks into it
+  /// (true), or marks the pair idle (false).
+  bool next_of_pair(TransferWorker& worker);
 
   /// Books the next slot of one rank's sends or receives: max(now, next), and moves next
   /// a gap beyond it. Returns the absolute clock of the slot.
@@ -268,6 +288,8 @@ class World {
   std::map<sg4::Host*, bool> empty_self_route_;
   std::vector<std::unique_ptr<TransferWorker>> workers_;
   std::vector<TransferWorker*> idle_workers_;
+  std::set<std::pair<int, int>> busy_pairs_;  // (sender, receiver) with a transfer under way (pair_fifo)
+  std::map<std::pair<int, int>, std::list<PendingTransfer>> pending_;  // the transfers waiting behind it
 
   std::vector<std::shared_ptr<WindowGroup>> window_groups_;
   std::vector<std::size_t> windows_created_;

@@ -3,7 +3,10 @@
 // is there; from it on a transfer starts a handshake after its match; the first transfer
 // between two ranks starts a connection's set-up later (each a constant plus round trips of
 // the route). Exact times on a platform whose every figure is distinct, exact data, MPI's
-// non-overtaking order, and every registered allgather and alltoall exact across the limit.
+// non-overtaking order, and every registered allgather, alltoall and allreduce exact across the
+// limit.
+// With ragged/pair_fifo a pair's transfers move one after the other, and an eager send is
+// complete once its transfer starts.
 //
 // In the SimBackend suite so that the sanitizer tier runs these paths too. One process
 // simulates one platform (ctest runs each test alone); a test whose platform another test of
@@ -49,9 +52,23 @@ std::string protocol_platform() {
   return path;
 }
 
-sim::Config on(int procs) {
+/// The same platform with ragged/pair_fifo.
+std::string fifo_platform() {
+  static const std::string path =
+      test::cluster_platform("ragged-protocol-fifo",
+                             {{"eager_limit", "1000"},
+                              {"rendezvous_delay", "100us"},
+                              {"rendezvous_round_trips", "1"},
+                              {"connect_delay", "1ms"},
+                              {"connect_round_trips", "1.5"},
+                              {"pair_fifo", "1"}},
+                             R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
+  return path;
+}
+
+sim::Config on(int procs, const std::string& platform = protocol_platform()) {
   sim::Config c;
-  c.platform = protocol_platform();
+  c.platform = platform;
   c.procs = procs;
   return c;
 }
@@ -142,13 +159,13 @@ TEST(SimBackend, ProtocolKeepsMpisOrderAcrossTheEagerLimit) {
   });
 }
 
-TEST(SimBackend, ProtocolEveryAllgatherAndAlltoallStaysExact) {
-  REQUIRE_PLATFORM(protocol_platform());
+/// Every registered allgather, alltoall and allreduce on `platform`, exact on integer data.
+void every_allgather_alltoall_and_allreduce_exact(const std::string& platform) {
   constexpr int procs = 5;
   for (const std::string& name : test::registered(Collective::allgather)) {
     for (std::size_t count : {std::size_t{1}, std::size_t{100}, std::size_t{300}}) {  // 4, 400, 1200 bytes
       SCOPED_TRACE("allgather " + name + " count " + std::to_string(count));
-      sim::run(on(procs), [&](Comm& comm) {
+      sim::run(on(procs, platform), [&](Comm& comm) {
         std::vector<std::int32_t> mine(count);
         for (std::size_t i = 0; i < count; ++i) mine[i] = comm.rank() * 100000 + static_cast<std::int32_t>(i);
         std::vector<std::int32_t> all(count * procs, -1);
@@ -166,7 +183,7 @@ TEST(SimBackend, ProtocolEveryAllgatherAndAlltoallStaysExact) {
   for (const std::string& name : test::registered(Collective::alltoall)) {
     for (std::size_t count : {std::size_t{1}, std::size_t{300}}) {
       SCOPED_TRACE("alltoall " + name + " count " + std::to_string(count));
-      sim::run(on(procs), [&](Comm& comm) {
+      sim::run(on(procs, platform), [&](Comm& comm) {
         const int me = comm.rank();
         std::vector<std::int32_t> out(count * procs);
         for (int j = 0; j < procs; ++j) {
@@ -183,6 +200,107 @@ TEST(SimBackend, ProtocolEveryAllgatherAndAlltoallStaysExact) {
       });
     }
   }
+  for (const std::string& name : test::registered(Collective::allreduce)) {
+    for (std::size_t count : {std::size_t{1}, std::size_t{5}, std::size_t{1000}}) {  // 4, 20, 4000 bytes
+      SCOPED_TRACE("allreduce " + name + " count " + std::to_string(count));
+      sim::run(on(procs, platform), [&](Comm& comm) {
+        std::vector<std::int32_t> mine(count);
+        for (std::size_t i = 0; i < count; ++i) mine[i] = (comm.rank() + 1) * 1000 + static_cast<std::int32_t>(i);
+        std::vector<std::int32_t> sum(count, -1);
+        CollectiveOptions o;
+        o.algorithm = name;
+        allreduce(comm, mine.data(), sum.data(), count, DataType::int32, ReduceOp::sum(), o);
+        for (std::size_t i = 0; i < count; ++i) {
+          RAGGED_CHECK_EQ(sum[i], 15 * 1000 + procs * static_cast<std::int32_t>(i));  // ranks 1..5: 15
+        }
+      });
+    }
+  }
+}
+
+TEST(SimBackend, ProtocolEveryAllgatherAndAlltoallStaysExact) {
+  REQUIRE_PLATFORM(protocol_platform());
+  every_allgather_alltoall_and_allreduce_exact(protocol_platform());
+}
+
+TEST(SimBackend, ProtocolPairFifoMovesAPairsTransfersOneAfterTheOther) {
+  REQUIRE_PLATFORM(fifo_platform());
+  double connected = -1;
+  double posted = -1;
+  double sends_done = -1;
+  double first = -1;
+  double second = -1;
+  double other = -1;
+  sim::run(on(3, fifo_platform()), [&](Comm& comm) {
+    const std::vector<std::byte> a = pattern(900, 3);
+    const std::vector<std::byte> b = pattern(800, 4);
+    std::byte token{};
+    if (comm.rank() == 0) {
+      comm.send(1, 1, &token, 0);  // connects the pair; complete once it is on the connection
+      connected = comm.runtime().now();
+      comm.send(2, 1, &token, 0);
+      posted = comm.runtime().now();
+      std::vector<Request> sends;
+      sends.push_back(comm.isend(1, 0, a.data(), a.size()));
+      sends.push_back(comm.isend(1, 0, b.data(), b.size()));
+      sends.push_back(comm.isend(2, 0, b.data(), b.size()));  // another pair: beside them
+      comm.wait_all(sends);
+      sends_done = comm.runtime().now();
+    } else if (comm.rank() == 1) {
+      comm.recv(0, 1, &token, 0);
+      std::vector<std::byte> in_a(900);
+      std::vector<std::byte> in_b(800);
+      Request ra = comm.irecv(0, 0, in_a.data(), in_a.size());
+      Request rb = comm.irecv(0, 0, in_b.data(), in_b.size());
+      ra.wait();
+      first = comm.runtime().now();
+      rb.wait();
+      second = comm.runtime().now();
+      RAGGED_CHECK(in_a == a);
+      RAGGED_CHECK(in_b == b);
+    } else {
+      comm.recv(0, 1, &token, 0);
+      std::vector<std::byte> in(800);
+      comm.recv(0, 0, in.data(), in.size());
+      other = comm.runtime().now();
+      RAGGED_CHECK(in == b);
+    }
+  });
+  // An eager send is complete when its transfer starts: after the connection's set-up.
+  EXPECT_NEAR(connected, connect, tick);
+  EXPECT_NEAR(posted, 2 * connect, tick);
+  // The pair 0 -> 1 was connected and idle: a's transfer starts at once, b's when a's is done.
+  EXPECT_NEAR(first, posted + latency + 900 * per_byte, tick);
+  EXPECT_NEAR(second, first + latency + 800 * per_byte, tick);
+  // 0 -> 2 ran beside them, behind its token, which was still on its way when b was posted.
+  EXPECT_NEAR(other, posted + latency + latency + 800 * per_byte, tick);
+  // b is complete at the sender once it started (when a arrived).
+  EXPECT_NEAR(sends_done, first, tick);
+}
+
+TEST(SimBackend, ProtocolPairFifoLetsAnEagerMessagePassAnUnmatchedRendezvous) {
+  REQUIRE_PLATFORM(fifo_platform());
+  sim::run(on(2, fifo_platform()), [&](Comm& comm) {
+    const std::vector<std::byte> big = pattern(5000, 5);
+    const std::vector<std::byte> small = pattern(10, 6);
+    if (comm.rank() == 0) {
+      Request r_big = comm.isend(1, 1, big.data(), big.size());  // rendezvous: waits for its receive
+      comm.send(1, 2, small.data(), small.size());               // eager: on its way at once
+      r_big.wait();
+    } else {
+      std::vector<std::byte> in_small(10);
+      comm.recv(0, 2, in_small.data(), in_small.size());  // would deadlock if the big one held the pair
+      RAGGED_CHECK(in_small == small);
+      std::vector<std::byte> in_big(5000);
+      comm.recv(0, 1, in_big.data(), in_big.size());
+      RAGGED_CHECK(in_big == big);
+    }
+  });
+}
+
+TEST(SimBackend, ProtocolPairFifoKeepsEveryAllgatherAlltoallAndAllreduceExact) {
+  REQUIRE_PLATFORM(fifo_platform());
+  every_allgather_alltoall_and_allreduce_exact(fifo_platform());
 }
 
 }  // namespace
