@@ -65,11 +65,19 @@ struct PendingSend {
   Request request;
 };
 
+/// The longest sleep between two polls of the mpi backend's agent while it expects a message
+/// soon (a round's records are coming in, a background part runs) ...
+constexpr double busy_pause = 100e-6;
+/// ... and while it only waits for the next call: its polls would take the cores from the
+/// ranks' own communication (8 agents polling every 100 us cost the 8-host testbed's balanced
+/// allgather 10%, docs/arrival.md), and the first record of a call may come that much later.
+constexpr double idle_pause = 1e-3;
+
 /// Waits until one active, incomplete request of `requests` completes (TimeoutError after
 /// `timeout`). On the mpi backend a blocking MPI_Waitany would spin a core for as long as the
-/// computation phase lasts; the agent polls with short sleeps instead and leaves the cores to
-/// the computation.
-std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Timeout timeout = {}) {
+/// computation phase lasts; the agent polls with sleeps instead, doubling from 1 us up to
+/// `most`, and leaves the cores to the computation.
+std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Timeout timeout = {}, double most = busy_pause) {
   if (comm.backend() != "mpi") return comm.wait_any(requests, timeout);
   const double deadline = timeout ? comm.runtime().now() + *timeout : 0.0;
   double pause = 1e-6;
@@ -83,7 +91,7 @@ std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Timeout time
     if (!any) return Comm::npos;
     if (timeout && comm.runtime().now() >= deadline) throw TimeoutError("arrival agent: no message in time");
     comm.runtime().sleep_for(pause);
-    pause = std::min(pause * 2, 100e-6);
+    pause = std::min(pause * 2, most);
   }
 }
 
@@ -212,7 +220,9 @@ class Agent final : public internal::BackgroundContext {
         continue;
       }
       try {
-        const std::size_t i = agent_wait_any(comm_, std::span<Request>(requests_.data(), 2), left());
+        // No round under way: only the next call's first record can come.
+        const double most = pending_.empty() && !stopping_ ? idle_pause : busy_pause;
+        const std::size_t i = agent_wait_any(comm_, std::span<Request>(requests_.data(), 2), left(), most);
         serve(i);
       } catch (const TimeoutError&) {
         if (!stopping_) throw;
