@@ -70,14 +70,40 @@ struct PendingSend {
 constexpr double busy_pause = 100e-6;
 /// ... and while it only waits for the next call: its polls would take the cores from the
 /// ranks' own communication (8 agents polling every 100 us cost the 8-host testbed's balanced
-/// allgather 10%, docs/arrival.md), and the first record of a call may come that much later.
-constexpr double idle_pause = 1e-3;
+/// allgather 10%, docs/arrival.md). The foreground rings the doorbell when it sends its agent
+/// a message, so only another process's record may come up to this much later, and this
+/// process's round cannot complete before its own record is in anyway.
+constexpr double idle_pause = 5e-3;
+
+/// Wakes the mpi backend's agent from its sleep between polls when the foreground sent it a
+/// message (Monitor::State::send_local).
+struct Doorbell {
+  explicit Doorbell(Runtime& rt) : mutex(rt.make_mutex()), cv(rt.make_condition_variable()) {}
+  void ring() {
+    {
+      std::lock_guard<Mutex> lock(*mutex);
+      rung = true;
+    }
+    cv->notify_one();
+  }
+  /// Sleeps up to `seconds` unless rung; true when it was (and clears it).
+  bool sleep(double seconds) {
+    std::unique_lock<Mutex> lock(*mutex);
+    if (!rung) cv->wait_for(lock, seconds);
+    return std::exchange(rung, false);
+  }
+  std::unique_ptr<Mutex> mutex;
+  std::unique_ptr<ConditionVariable> cv;
+  bool rung = false;
+};
 
 /// Waits until one active, incomplete request of `requests` completes (TimeoutError after
 /// `timeout`). On the mpi backend a blocking MPI_Waitany would spin a core for as long as the
 /// computation phase lasts; the agent polls with sleeps instead, doubling from 1 us up to
-/// `most`, and leaves the cores to the computation.
-std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Timeout timeout = {}, double most = busy_pause) {
+/// `most`, and leaves the cores to the computation; a ring of `bell` ends a sleep and starts
+/// the doubling again.
+std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Doorbell& bell, Timeout timeout = {},
+                           double most = busy_pause) {
   if (comm.backend() != "mpi") return comm.wait_any(requests, timeout);
   const double deadline = timeout ? comm.runtime().now() + *timeout : 0.0;
   double pause = 1e-6;
@@ -90,8 +116,7 @@ std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Timeout time
     }
     if (!any) return Comm::npos;
     if (timeout && comm.runtime().now() >= deadline) throw TimeoutError("arrival agent: no message in time");
-    comm.runtime().sleep_for(pause);
-    pause = std::min(pause * 2, most);
+    pause = bell.sleep(pause) ? 1e-6 : std::min(pause * 2, most);
   }
 }
 
@@ -108,6 +133,7 @@ struct Monitor::State {
         me(c.rank()),
         mutex(rt.make_mutex()),
         changed(rt.make_condition_variable()),
+        bell(rt),
         history(options.history_weight) {}
 
   Comm& comm;
@@ -124,7 +150,9 @@ struct Monitor::State {
   std::map<std::uint64_t, std::shared_ptr<const ArrivalSnapshot>> ready;
   std::exception_ptr agent_error;
   bool agent_done = false;
-  std::vector<int> silent;  ///< ranks whose agents said no goodbye within the timeout
+  std::vector<int> silent;                     ///< ranks whose agents said no goodbye within the timeout
+  Doorbell bell;                               ///< rung by send_local (under its own mutex)
+  bool agent_polls = comm.backend() == "mpi";  ///< see agent_wait_any
 
   // ---- foreground only
   std::uint64_t epoch = 0;
@@ -146,6 +174,7 @@ struct Monitor::State {
     PendingSend& s = local_sends.back();
     s.wire = w;
     s.request = comm.isend(me, internal::tag_agent_local, &s.wire, sizeof s.wire);
+    if (agent_polls) bell.ring();  // only the mpi backend's agent sleeps between polls
   }
 
   /// The plan this process's record names.
@@ -222,7 +251,7 @@ class Agent final : public internal::BackgroundContext {
       try {
         // No round under way: only the next call's first record can come.
         const double most = pending_.empty() && !stopping_ ? idle_pause : busy_pause;
-        const std::size_t i = agent_wait_any(comm_, std::span<Request>(requests_.data(), 2), left(), most);
+        const std::size_t i = agent_wait_any(comm_, std::span<Request>(requests_.data(), 2), st_->bell, left(), most);
         serve(i);
       } catch (const TimeoutError&) {
         if (!stopping_) throw;
@@ -252,7 +281,7 @@ class Agent final : public internal::BackgroundContext {
   void wait(Request& data) override {
     requests_[2] = std::move(data);
     for (;;) {
-      const std::size_t i = agent_wait_any(comm_, requests_);
+      const std::size_t i = agent_wait_any(comm_, requests_, st_->bell);
       if (i == 2) {
         data = std::move(requests_[2]);
         return;
