@@ -284,9 +284,9 @@ void World::transfer(int sender, int receiver, std::size_t bytes, double start_a
     return;
   }
   ++live_;  // a busy or queued transfer is live: it will complete without help
+  TransferWorker::Job job{bytes, start_at, std::move(started), std::move(arrived), std::move(done)};
   if (protocol_.pair_fifo && !busy_pairs_.emplace(sender, receiver).second) {
-    pending_[{sender, receiver}].push_back(
-        PendingTransfer{bytes, start_at, std::move(started), std::move(arrived), std::move(done)});
+    pending_[{sender, receiver}].push_back(std::move(job));
     return;
   }
   TransferWorker* worker = nullptr;
@@ -301,13 +301,9 @@ void World::transfer(int sender, int receiver, std::size_t bytes, double start_a
   }
   worker->from = from;
   worker->to = to;
-  worker->bytes = bytes;
   worker->sender = sender;
   worker->receiver = receiver;
-  worker->start_at = start_at;
-  worker->started = std::move(started);
-  worker->arrived = std::move(arrived);
-  worker->done = std::move(done);
+  worker->job = std::move(job);
   if (fresh) {
     sg4::Actor::create("transfer", from, [this, worker] { run_worker(*worker); })->daemonize();
   }
@@ -322,13 +318,8 @@ bool World::next_of_pair(TransferWorker& worker) {
     busy_pairs_.erase(key);
     return false;
   }
-  PendingTransfer next = std::move(it->second.front());
+  worker.job = std::move(it->second.front());
   it->second.pop_front();
-  worker.bytes = next.bytes;
-  worker.start_at = next.start_at;
-  worker.started = std::move(next.started);
-  worker.arrived = std::move(next.arrived);
-  worker.done = std::move(next.done);
   return true;
 }
 
@@ -340,21 +331,18 @@ void World::run_worker(TransferWorker& worker) {
     do {
       try {
         // The sender's gap: wait for the slot booked when the message was posted.
-        if (const double wait = worker.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
-        if (std::function<void()> started = std::exchange(worker.started, nullptr)) started();
-        sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(worker.bytes));
-        std::function<void()> arrived = std::move(worker.arrived);
-        std::function<void()> done = std::move(worker.done);
-        worker.arrived = nullptr;
-        worker.done = nullptr;
+        TransferWorker::Job job = std::move(worker.job);
+        if (const double wait = job.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
+        if (job.started) job.started();
+        sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(job.bytes));
         // The receiver's gap: booked in arrival order.
         if (gap_ > 0) {
           if (const double wait = book(next_recv_, worker.receiver) - sg4::Engine::get_clock(); wait > 0) {
-            if (arrived) arrived();
+            if (job.arrived) job.arrived();
             sg4::this_actor::sleep_for(wait);
           }
         }
-        done();
+        job.done();
       } catch (const simgrid::ForcefulKillException&) {
         throw;
       } catch (...) {

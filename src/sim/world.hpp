@@ -120,22 +120,16 @@ struct TransferWorker {
   sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
   sg4::Host* from = nullptr;
   sg4::Host* to = nullptr;
-  std::size_t bytes = 0;
-  int sender = -1;      ///< the rank the bytes are from
-  int receiver = -1;    ///< the rank the bytes are for
-  double start_at = 0;  ///< absolute clock at which the transfer may start (the sender's gap)
-  std::function<void()> started;
-  std::function<void()> arrived;
-  std::function<void()> done;
-};
-
-/// A transfer waiting for the one before it between the same two ranks (Protocol::pair_fifo).
-struct PendingTransfer {
-  std::size_t bytes = 0;
-  double start_at = 0;
-  std::function<void()> started;
-  std::function<void()> arrived;
-  std::function<void()> done;
+  int sender = -1;    ///< the rank the bytes are from
+  int receiver = -1;  ///< the rank the bytes are for
+  struct Job {
+    std::size_t bytes = 0;
+    double start_at = 0;  ///< absolute clock at which the transfer may start (the sender's gap)
+    std::function<void()> started;
+    std::function<void()> arrived;
+    std::function<void()> done;
+  };
+  Job job;  ///< the transfer under way; with Protocol::pair_fifo those of its pair wait in World
 };
 
 /// The MPI library's protocol costs a platform may declare (zone properties, docs/backends/sim.md,
@@ -289,7 +283,7 @@ class World {
   std::vector<std::unique_ptr<TransferWorker>> workers_;
   std::vector<TransferWorker*> idle_workers_;
   std::set<std::pair<int, int>> busy_pairs_;  // (sender, receiver) with a transfer under way (pair_fifo)
-  std::map<std::pair<int, int>, std::list<PendingTransfer>> pending_;  // the transfers waiting behind it
+  std::map<std::pair<int, int>, std::list<TransferWorker::Job>> pending_;  // the transfers waiting behind it
 
   std::vector<std::shared_ptr<WindowGroup>> window_groups_;
   std::vector<std::size_t> windows_created_;

@@ -21,6 +21,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ragged/collectives.hpp"
@@ -40,29 +41,26 @@ constexpr std::size_t eager = 1000;                      // ragged/eager_limit
 constexpr double rendezvous = 100e-6 + 1 * 2 * latency;  // ragged/rendezvous_delay + one round trip
 constexpr double connect = 1e-3 + 1.5 * 2 * latency;     // ragged/connect_delay + 1.5 round trips
 
+/// The platform of these figures, written once per process; with `fifo`, ragged/pair_fifo too.
+std::string write_protocol_platform(const std::string& stem, bool fifo) {
+  std::vector<std::pair<std::string, std::string>> props{{"eager_limit", "1000"},
+                                                         {"rendezvous_delay", "100us"},
+                                                         {"rendezvous_round_trips", "1"},
+                                                         {"connect_delay", "1ms"},
+                                                         {"connect_round_trips", "1.5"}};
+  if (fifo) props.emplace_back("pair_fifo", "1");
+  return test::cluster_platform(
+      stem, props, R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
+}
+
 std::string protocol_platform() {
-  static const std::string path =
-      test::cluster_platform("ragged-protocol",
-                             {{"eager_limit", "1000"},
-                              {"rendezvous_delay", "100us"},
-                              {"rendezvous_round_trips", "1"},
-                              {"connect_delay", "1ms"},
-                              {"connect_round_trips", "1.5"}},
-                             R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
+  static const std::string path = write_protocol_platform("ragged-protocol", false);
   return path;
 }
 
 /// The same platform with ragged/pair_fifo.
 std::string fifo_platform() {
-  static const std::string path =
-      test::cluster_platform("ragged-protocol-fifo",
-                             {{"eager_limit", "1000"},
-                              {"rendezvous_delay", "100us"},
-                              {"rendezvous_round_trips", "1"},
-                              {"connect_delay", "1ms"},
-                              {"connect_round_trips", "1.5"},
-                              {"pair_fifo", "1"}},
-                             R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
+  static const std::string path = write_protocol_platform("ragged-protocol-fifo", true);
   return path;
 }
 
