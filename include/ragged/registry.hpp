@@ -62,6 +62,10 @@ struct CostInput {
   /// tail: the time from the last byte's arrival at the root to the end, when its root buffer
   /// still fills while it runs (CallInfo::source_fills). Other models ignore it.
   bool source_fills = false;
+  /// Every rank already holds its own 1/P of the bytes (a composed bcast with a HeldBlocks hint,
+  /// allgather lnbc): a bcast that streams its source sends each rank only the rest. Other
+  /// models ignore it.
+  bool held_blocks = false;
 };
 /// Predicted time of one call, in seconds. For an arrival-aware algorithm: the time it still
 /// needs after the last process arrived, in seed 000's step model.

@@ -72,7 +72,7 @@ void bcast_double_tree(Context& ctx, void* buffer, std::size_t count, DataType t
     std::array<std::array<Request, 2>, 2> in_flight;
     for (std::size_t t = 0; t < segments; ++t) {
       const int top = tops[t % 2];
-      internal::wait_source(ctx, internal::last_byte(internal::lacking(ctx, top, begin(t), end(t))));
+      internal::wait_source(ctx, internal::lacking(ctx, top, begin(t), end(t)));
       internal::wait_both(in_flight[t % 2], ctx.timeout());
       in_flight[t % 2] = internal::send_lacking(ctx, top, tag, data, begin(t), end(t));
     }

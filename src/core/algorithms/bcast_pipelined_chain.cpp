@@ -69,12 +69,16 @@ void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataTy
       receives.push_back(internal::receive_lacking(ctx, prev, tag, data, begin(t), end(t)));
     }
   }
+  if (!has_prev && has_next) {  // the root sends its successor nothing of what that one holds
+    const internal::Ranges all = internal::lacking(ctx, next, 0, count * size);
+    internal::source_unsent(ctx, all[0].second, all[1].first);
+  }
   std::array<Request, 2> in_flight;
   for (std::size_t t = 0; t < segments; ++t) {
     if (has_prev) internal::wait_both(receives[t], ctx.timeout());
     if (!has_next) continue;
     if (!has_prev) {  // the root: are the bytes it sends in?
-      internal::wait_source(ctx, internal::last_byte(internal::lacking(ctx, next, begin(t), end(t))));
+      internal::wait_source(ctx, internal::lacking(ctx, next, begin(t), end(t)));
     }
     internal::wait_both(in_flight, ctx.timeout());
     in_flight = internal::send_lacking(ctx, next, tag, data, begin(t), end(t));

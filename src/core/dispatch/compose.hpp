@@ -19,19 +19,24 @@ namespace ragged::internal {
 
 /// A hint for a broadcast composed into another collective whose root buffer still fills while
 /// the broadcast runs (allgather lnbc gathers into it). At the root, a bcast whose entry streams
-/// its source (Restrictions::streams_source) calls wait_source(ctx, end) before it sends bytes
-/// below `end`; dispatch_bcast waits for the whole buffer before any other bcast. The hint also
-/// changes `auto`'s choice (CallInfo::source_fills), so every rank of the bcast must carry it,
-/// not only the root; the other ranks' is never called.
+/// its source (Restrictions::streams_source) calls wait_source(ctx, begin, end) before it sends
+/// bytes [begin, end), and asks for the ranges in the order it sends them, so the source can
+/// fill them in that order; dispatch_bcast waits for the whole buffer before any other bcast.
+/// The hint also changes `auto`'s choice (CallInfo::source_fills), so every rank of the bcast
+/// must carry it, not only the root; the other ranks' is never called.
 struct SourceProgress {
-  /// Returns once bytes [0, end) of the root's buffer hold their final values.
-  std::function<void(std::size_t end)> wait;
+  /// Returns once bytes [begin, end) of the root's buffer hold their final values.
+  std::function<void(std::size_t begin, std::size_t end)> wait;
+  /// Tells the source that the root will send bytes [begin, end) to no one, so it may fill
+  /// them last (a chain's root never sends its successor the block that one holds). Optional.
+  std::function<void(std::size_t begin, std::size_t end)> unsent;
 };
 
-/// At the root of a bcast: waits until bytes [0, end) of the buffer are in (a no-op without a
-/// SourceProgress hint).
-inline void wait_source(const Context& ctx, std::size_t end) {
-  if (const SourceProgress* source = ctx.hints().get<SourceProgress>()) source->wait(end);
+/// At the root of a bcast: waits until bytes [begin, end) of the buffer are in (a no-op without
+/// a SourceProgress hint or for an empty range).
+inline void wait_source(const Context& ctx, std::size_t begin, std::size_t end) {
+  if (begin >= end) return;
+  if (const SourceProgress* source = ctx.hints().get<SourceProgress>()) source->wait(begin, end);
 }
 
 /// A hint for a composed bcast in which every rank r already holds bytes [r block, (r + 1) block)
@@ -57,10 +62,17 @@ inline Ranges lacking(const Context& ctx, int rank, std::size_t begin, std::size
   return {{{begin, std::max(begin, lo)}, {std::min(end, hi), end}}};
 }
 
-/// The end of the last non-empty range, 0 if both are empty: what a streaming root must hold
-/// before it sends them.
-inline std::size_t last_byte(const Ranges& r) {
-  return r[1].first < r[1].second ? r[1].second : (r[0].first < r[0].second ? r[0].second : 0);
+/// At the root of a bcast: tells a filling source that the root sends bytes [begin, end) to no
+/// one (SourceProgress::unsent; a no-op without one).
+inline void source_unsent(const Context& ctx, std::size_t begin, std::size_t end) {
+  const SourceProgress* source = ctx.hints().get<SourceProgress>();
+  if (source != nullptr && source->unsent && begin < end) source->unsent(begin, end);
+}
+
+/// At the root of a bcast: waits until the bytes of both ranges are in, the first first (see
+/// the other overload).
+inline void wait_source(const Context& ctx, const Ranges& r) {
+  for (const auto& [begin, end] : r) wait_source(ctx, begin, end);
 }
 
 /// Starts the sends of the bytes of [begin, end) of `data` that `to` lacks: a message per

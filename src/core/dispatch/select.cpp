@@ -12,6 +12,7 @@
 #include <string>
 
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "plans/cost_model.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
@@ -283,7 +284,11 @@ const Algorithm& select_auto(const CallInfo& call) {
   // A source that still fills (CallInfo::source_fills) is taken to come in as a linear gather
   // at the link's rate: a bcast that streams it ends at the later of its own time and the fill's
   // end plus its tail (CostInput::source_fills), so it is weighed by what it adds to the fill.
-  CostInput tail = x;
+  CostInput held = x;  // the streaming bcasts send a rank none of a block it holds (HeldBlocks)
+  if (const internal::HeldBlocks* h = call.hints != nullptr ? call.hints->get<internal::HeldBlocks>() : nullptr) {
+    held.held_blocks = h->block > 0;
+  }
+  CostInput tail = held;
   tail.source_fills = true;
   const double fill = (call.procs - 1) * (x.alpha + x.bytes / static_cast<double>(std::max(call.procs, 1)) * x.beta);
   const Algorithm* best = nullptr;
@@ -294,7 +299,7 @@ const Algorithm& select_auto(const CallInfo& call) {
     if (!failed_restriction(*a, call).empty()) continue;
     double c = a->cost(x);
     if (call.source_fills && a->restrictions.streams_source)
-      c = plans::cost::streamed_after_fill(c, a->cost(tail), fill);
+      c = plans::cost::streamed_after_fill(a->cost(held), a->cost(tail), fill);
     if (c < best_cost) {
       best = a;
       best_cost = c;

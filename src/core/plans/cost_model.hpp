@@ -155,14 +155,22 @@ inline double bcast_scatter_allgather(const CostInput& x) {
   const double p = x.procs;
   return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
 }
+/// The bytes a streaming bcast moves down each link: all of them, or with x.held_blocks the
+/// (P - 1) / P every rank lacks.
+inline double streamed_bytes(const CostInput& x) {
+  return x.held_blocks && x.procs > 0 ? x.bytes * (x.procs - 1) / x.procs : x.bytes;
+}
 /// The pipelined chain (bcast_pipelined_chain.cpp): P - 2 + S steps of one segment, with the
 /// segment of plans/pipelined_chain_plan.hpp. With x.source_fills: the last segment's way down
-/// the chain once it is at the root, P - 1 steps.
+/// the chain once it is at the root, P - 1 steps; with x.held_blocks too, less one block's
+/// time, as the root sends nothing its successor holds and the gather brings that block last.
 inline double bcast_pipelined_chain(const CostInput& x) {
   if (x.procs < 2) return 0;
   const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
-  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
-  return (x.source_fills ? x.procs - 1 : x.procs - 2 + segments) * step;
+  const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
+  if (!x.source_fills) return (x.procs - 2 + segments) * step;
+  const double unsent = x.held_blocks ? x.alpha + x.bytes / x.procs * x.beta : 0;
+  return std::max(0.0, (x.procs - 1) * step - unsent);
 }
 /// The two-tree pipeline (bcast_double_tree.cpp): the root sends S segments, the last one then
 /// descends D = floor(log2(P - 1)) levels of two sends each (plans/double_tree_plan.hpp). With
@@ -172,7 +180,7 @@ inline double bcast_double_tree(const CostInput& x) {
   const auto segments =
       static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs, x.source_fills));
   const double depth = double_tree::depth(x.procs - 1);
-  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
+  const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
   return ((x.source_fills ? 1 : segments) + 2 * depth) * step;
 }
 /// What a bcast that streams a source still filling adds to the fill of `fill` seconds: it ends
@@ -199,6 +207,7 @@ inline double allgather_lnbc(const CostInput& x) {
   const double gather = (x.procs - 1) * tau(x);
   const double after_gather = gather + bcast_selected(vector);
   if (x.procs < 3) return after_gather;
+  vector.held_blocks = true;
   CostInput tail = vector;
   tail.source_fills = true;
   const double chain = gather + streamed_after_fill(bcast_pipelined_chain(vector), bcast_pipelined_chain(tail), gather);
