@@ -393,6 +393,90 @@ TEST(SimDispatch, AStreamingBroadcastSendsNoRankTheBlockItHolds) {
   }
 }
 
+/// What rank 0's filling source was asked, in order: ranges waited for and ranges named unsent.
+struct SourceCall {
+  bool unsent = false;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+std::vector<SourceCall> source_calls;
+
+/// held_blocks_allgather with a SourceProgress that records what the broadcast asks of it (rank
+/// 0 already holds every byte, so each wait returns at once).
+void recorded_source_allgather(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  const std::size_t procs = static_cast<std::size_t>(ctx.size());
+  auto* all = static_cast<std::int32_t*>(recvbuf);
+  if (ctx.rank() == 0) {
+    for (std::size_t i = 0; i < procs * count; ++i) all[i] = static_cast<std::int32_t>(i);
+  }
+  const bool root = ctx.rank() == 0;
+  Hints hints = ctx.hints();
+  hints.set(std::make_shared<const internal::HeldBlocks>(internal::HeldBlocks{count * size_of(type)}));
+  hints.set(std::make_shared<const internal::SourceProgress>(
+      internal::SourceProgress{[root](std::size_t begin, std::size_t end) {
+                                 if (root) source_calls.push_back({false, begin, end});
+                               },
+                               [root](std::size_t begin, std::size_t end) {
+                                 if (root) source_calls.push_back({true, begin, end});
+                               }}));
+  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), recvbuf, procs * count, type, 0);
+}
+
+TEST(SimDispatch, AStreamingBroadcastAsksItsSourceForWhatItSendsInTheOrderItSendsIt) {
+  // What lnbc's paced gather relies on: the chain names its successor's block unsent before it
+  // waits for anything, then waits for every other byte once, front to back; the double tree
+  // waits front to back and names nothing (both its subtrees' roots need the others' bytes).
+  Registry& registry = Registry::instance();
+  if (!registry.contains(Collective::allgather, "test_recorded_source")) {
+    registry.add(make_algorithm<Collective::allgather>("test_recorded_source", "a bcast with a recorded source", {},
+                                                       &recorded_source_allgather));
+  }
+  for (const std::string bcast : {"pipelined_chain", "double_tree"}) {
+    const ScopedEnv env("RAGGED_BCAST", bcast);
+    for (const int procs : {3, 4, 8}) {
+      for (const std::size_t count : {std::size_t{1000}, std::size_t{70001}}) {
+        SCOPED_TRACE(bcast + " P=" + std::to_string(procs) + " count=" + std::to_string(count));
+        source_calls.clear();
+        sim::run(config(procs), [&](Comm& comm) {
+          CollectiveOptions o;
+          o.algorithm = "test_recorded_source";
+          o.timeout = 600.0;
+          std::vector<std::int32_t> mine(count, 0);
+          std::vector<std::int32_t> all(count * static_cast<std::size_t>(procs), 0);
+          (void)allgather(comm, mine.data(), all.data(), count, DataType::int32, o);
+        });
+        const std::size_t block = count * sizeof(std::int32_t);
+        const std::size_t total = block * static_cast<std::size_t>(procs);
+        ASSERT_FALSE(source_calls.empty());
+        std::size_t next = 0;  // the chain's waits tile [0, total) less block 1, in order
+        for (std::size_t i = 0; i < source_calls.size(); ++i) {
+          const SourceCall& c = source_calls[i];
+          ASSERT_LT(c.begin, c.end) << i;
+          ASSERT_LE(c.end, total) << i;
+          if (bcast == "pipelined_chain") {
+            if (i == 0) {
+              EXPECT_TRUE(c.unsent);
+              EXPECT_EQ(c.begin, block);
+              EXPECT_EQ(c.end, 2 * block);
+              continue;
+            }
+            ASSERT_FALSE(c.unsent) << i;
+            if (next == block) next = 2 * block;  // never asked for: rank 1 holds it
+            EXPECT_EQ(c.begin, next) << i;
+            EXPECT_TRUE(c.end <= block || c.begin >= 2 * block) << i;
+            next = c.end;
+          } else {
+            ASSERT_FALSE(c.unsent) << i;
+            EXPECT_GE(c.begin, next) << i;  // front to back
+            next = c.begin;
+          }
+        }
+        if (bcast == "pipelined_chain") EXPECT_EQ(next, total);
+      }
+    }
+  }
+}
+
 TEST(SimDispatch, LnbcIsExactWithEveryRegisteredBroadcast) {
   // LNBC paces its gather and the broadcast streams it (pipelined_chain, double_tree) or waits for all of it
   // (every other bcast): exact either way, for P up to 13, blocks that do not divide into the
