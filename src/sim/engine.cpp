@@ -180,6 +180,17 @@ EngineState& ensure_engine(const Config& config) {
     };
     number("ragged/rendezvous_round_trips", st.protocol.rendezvous_round_trips);
     number("ragged/connect_round_trips", st.protocol.connect_round_trips);
+    if (const char* text = root->get_property("ragged/exchange_factor");
+        text != nullptr && st.message_gap_error.empty()) {
+      char* end = nullptr;
+      const double v = std::strtod(text, &end);
+      if (end == text || *end != '\0' || !std::isfinite(v) || v <= 0 || v > 1) {
+        st.message_gap_error =
+            path + ": ragged/exchange_factor is '" + std::string(text) + "', expected a number in (0, 1]";
+      } else {
+        st.protocol.exchange_factor = v;
+      }
+    }
     double fifo = 0;
     number("ragged/pair_fifo", fifo);
     st.protocol.pair_fifo = fifo != 0;

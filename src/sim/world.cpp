@@ -310,6 +310,34 @@ void World::transfer(int sender, int receiver, std::size_t bytes, double start_a
   worker->sem->release();
 }
 
+double World::exchange_penalty(int sender, int receiver, double start) {
+  const double now = sg4::Engine::get_clock();
+  auto& mine = rendezvous_on_wire_[{sender, receiver}];
+  for (auto& interval : mine) {
+    if (interval.first == start && interval.second < 0) {
+      interval.second = now;
+      break;
+    }
+  }
+  // Keep what a transfer of the other direction still under way may overlap: the last few.
+  std::size_t finished = 0;
+  for (const auto& interval : mine) finished += interval.second >= 0 ? 1U : 0U;
+  for (auto it = mine.begin(); it != mine.end() && finished > 8;) {
+    if (it->second >= 0) {
+      it = mine.erase(it);
+      --finished;
+    } else {
+      ++it;
+    }
+  }
+  double overlap = 0;
+  for (const auto& [from, to] : rendezvous_on_wire_[{receiver, sender}]) {
+    const double end = to < 0 ? now : to;
+    overlap += std::max(0.0, std::min(now, end) - std::max(start, from));
+  }
+  return overlap * (1 / protocol_.exchange_factor - 1);
+}
+
 bool World::next_of_pair(TransferWorker& worker) {
   if (!protocol_.pair_fifo) return false;
   const std::pair<int, int> key{worker.sender, worker.receiver};
@@ -334,7 +362,15 @@ void World::run_worker(TransferWorker& worker) {
         TransferWorker::Job job = std::move(worker.job);
         if (const double wait = job.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
         if (job.started) job.started();
+        const bool rendezvous =
+            protocol_.exchange_factor < 1 && protocol_.eager_limit > 0 && job.bytes >= protocol_.eager_limit;
+        const double on_wire = sg4::Engine::get_clock();
+        if (rendezvous) rendezvous_on_wire_[{worker.sender, worker.receiver}].emplace_back(on_wire, -1.0);
         sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(job.bytes));
+        if (rendezvous) {
+          if (const double penalty = exchange_penalty(worker.sender, worker.receiver, on_wire); penalty > 0)
+            sg4::this_actor::sleep_for(penalty);
+        }
         // The receiver's gap: booked in arrival order.
         if (gap_ > 0) {
           if (const double wait = book(next_recv_, worker.receiver) - sg4::Engine::get_clock(); wait > 0) {

@@ -153,6 +153,10 @@ struct Protocol {
   /// as on one TCP connection; and an eager send is complete once its transfer starts (its
   /// bytes are on the connection), not when they arrive (ragged/pair_fifo).
   bool pair_fifo = false;
+  /// While both directions of a pair carry rendezvous transfers (at least eager_limit bytes),
+  /// each moves at this fraction of its rate: the time they overlap costs 1 / exchange_factor
+  /// as long (ragged/exchange_factor, measured by ragged-bench calibrate; 1: no such cost).
+  double exchange_factor = 1;
 };
 
 /// How a wait reacts when the run is being abandoned.
@@ -284,6 +288,12 @@ class World {
   std::vector<TransferWorker*> idle_workers_;
   std::set<std::pair<int, int>> busy_pairs_;  // (sender, receiver) with a transfer under way (pair_fifo)
   std::map<std::pair<int, int>, std::list<TransferWorker::Job>> pending_;  // the transfers waiting behind it
+  /// Protocol::exchange_factor: per (sender, receiver), the recent rendezvous transfers'
+  /// [start, end) on the wire, end < 0 while under way.
+  std::map<std::pair<int, int>, std::list<std::pair<double, double>>> rendezvous_on_wire_;
+  /// The extra time a rendezvous transfer of `sender` to `receiver` that was on the wire from
+  /// `start` to now pays for the time the other direction carried one too.
+  double exchange_penalty(int sender, int receiver, double start);
 
   std::vector<std::shared_ptr<WindowGroup>> window_groups_;
   std::vector<std::size_t> windows_created_;

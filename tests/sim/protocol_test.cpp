@@ -6,7 +6,8 @@
 // non-overtaking order, and every registered allgather, alltoall and allreduce exact across the
 // limit.
 // With ragged/pair_fifo a pair's transfers move one after the other, and an eager send is
-// complete once its transfer starts.
+// complete once its transfer starts. With ragged/exchange_factor a rendezvous transfer pays
+// (1 / factor - 1) times the time the other direction of its pair carried one too.
 //
 // In the SimBackend suite so that the sanitizer tier runs these paths too. One process
 // simulates one platform (ctest runs each test alone); a test whose platform another test of
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -41,14 +43,16 @@ constexpr std::size_t eager = 1000;                      // ragged/eager_limit
 constexpr double rendezvous = 100e-6 + 1 * 2 * latency;  // ragged/rendezvous_delay + one round trip
 constexpr double connect = 1e-3 + 1.5 * 2 * latency;     // ragged/connect_delay + 1.5 round trips
 
-/// The platform of these figures, written once per process; with `fifo`, ragged/pair_fifo too.
-std::string write_protocol_platform(const std::string& stem, bool fifo) {
+/// The platform of these figures, written once per process; with `fifo`, ragged/pair_fifo too,
+/// with `exchange` ragged/exchange_factor 0.5 too.
+std::string write_protocol_platform(const std::string& stem, bool fifo, bool exchange = false) {
   std::vector<std::pair<std::string, std::string>> props{{"eager_limit", "1000"},
                                                          {"rendezvous_delay", "100us"},
                                                          {"rendezvous_round_trips", "1"},
                                                          {"connect_delay", "1ms"},
                                                          {"connect_round_trips", "1.5"}};
   if (fifo) props.emplace_back("pair_fifo", "1");
+  if (exchange) props.emplace_back("exchange_factor", "0.5");
   return test::cluster_platform(
       stem, props, R"(prefix="node-" suffix="" bw="1GBps" lat="5us" loopback_bw="1GBps" loopback_lat="1us")");
 }
@@ -61,6 +65,12 @@ std::string protocol_platform() {
 /// The same platform with ragged/pair_fifo.
 std::string fifo_platform() {
   static const std::string path = write_protocol_platform("ragged-protocol-fifo", true);
+  return path;
+}
+
+/// The pair FIFO platform with ragged/exchange_factor 0.5.
+std::string exchange_platform() {
+  static const std::string path = write_protocol_platform("ragged-protocol-exchange", true, true);
   return path;
 }
 
@@ -299,6 +309,74 @@ TEST(SimBackend, ProtocolPairFifoLetsAnEagerMessagePassAnUnmatchedRendezvous) {
 TEST(SimBackend, ProtocolPairFifoKeepsEveryAllgatherAlltoallAndAllreduceExact) {
   REQUIRE_PLATFORM(fifo_platform());
   every_allgather_alltoall_and_allreduce_exact(fifo_platform());
+}
+
+TEST(SimBackend, ProtocolExchangeFactorSlowsARendezvousWhileTheOtherDirectionCarriesOne) {
+  REQUIRE_PLATFORM(exchange_platform());
+  double exchange = -1;        // 0 <-> 1, 2000 bytes each way, both at once
+  double one_way = -1;         // 0 -> 2, 2000 bytes, nothing the other way
+  double eager_exchange = -1;  // 0 <-> 1, 500 bytes each way: eager, no cost
+  double long_one = -1;        // 0 -> 1, 4000 bytes, beside 1 -> 0's 2000
+  double short_one = -1;       // 1 -> 0, 2000 bytes
+  const auto at = [](Comm& comm, double t) { comm.runtime().sleep_for(t - comm.runtime().now()); };
+  sim::run(on(3, exchange_platform()), [&](Comm& comm) {
+    const int me = comm.rank();
+    std::byte token{};
+    // Connect every pair first: 0-1, 0-2.
+    if (me == 0) {
+      comm.send(1, 1, &token, 0);
+      comm.send(2, 1, &token, 0);
+    } else {
+      comm.recv(0, 1, &token, 0);
+    }
+    const std::vector<std::byte> mine = pattern(4000, me);
+    std::vector<std::byte> in(4000);
+    const auto expect_from = [&](int from, std::size_t n) {
+      const std::vector<std::byte> sent = pattern(4000, from);
+      RAGGED_CHECK(std::equal(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n), sent.begin()));
+    };
+    at(comm, 10e-3);
+    if (me < 2) {
+      comm.sendrecv(1 - me, 0, mine.data(), 2000, 1 - me, 0, in.data(), 2000);
+      expect_from(1 - me, 2000);
+      if (me == 0) exchange = comm.runtime().now() - 10e-3;
+    }
+    at(comm, 20e-3);
+    if (me == 0) comm.send(2, 0, mine.data(), 2000);
+    if (me == 2) {
+      comm.recv(0, 0, in.data(), 2000);
+      expect_from(0, 2000);
+      one_way = comm.runtime().now() - 20e-3;
+    }
+    at(comm, 30e-3);
+    if (me < 2) {
+      comm.sendrecv(1 - me, 0, mine.data(), 500, 1 - me, 0, in.data(), 500);
+      expect_from(1 - me, 500);
+      if (me == 0) eager_exchange = comm.runtime().now() - 30e-3;
+    }
+    at(comm, 40e-3);
+    if (me < 2) {
+      const std::size_t out = me == 0 ? 4000 : 2000;
+      const std::size_t back = me == 0 ? 2000 : 4000;
+      comm.sendrecv(1 - me, 0, mine.data(), out, 1 - me, 0, in.data(), back);
+      expect_from(1 - me, back);
+      (me == 0 ? short_one : long_one) = comm.runtime().now() - 40e-3;
+    }
+  });
+  const double wire_2000 = latency + 2000 * per_byte;
+  // Both directions on the wire the whole time: each pays it again (factor 0.5).
+  EXPECT_NEAR(exchange, rendezvous + 2 * wire_2000, 3e-8);
+  EXPECT_NEAR(one_way, rendezvous + wire_2000, 3e-8);
+  EXPECT_NEAR(eager_exchange, latency + 500 * per_byte, 3e-8);
+  // The two overlap for the short one's time on the wire: each pays that once more. The long
+  // one's send completes after its penalty too, so rank 0's sendrecv ends with it.
+  EXPECT_NEAR(long_one, rendezvous + (latency + 4000 * per_byte) + wire_2000, 3e-8);
+  EXPECT_NEAR(short_one, long_one, 3e-8);
+}
+
+TEST(SimBackend, ProtocolExchangeFactorKeepsEveryAllgatherAlltoallAndAllreduceExact) {
+  REQUIRE_PLATFORM(exchange_platform());
+  every_allgather_alltoall_and_allreduce_exact(exchange_platform());
 }
 
 }  // namespace
