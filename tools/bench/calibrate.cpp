@@ -16,6 +16,14 @@
 //              beta of a loaded network. On a testbed whose hosts share the machine's cores it
 //              is well above the ping-pong's (CPU, not wire); the platform then gives the
 //              cluster a shared backbone of P / loaded_beta bytes per second.
+//   exchange   per size of --exchange-sizes: six ring steps against six steps in which each
+//              rank exchanges with a neighbour, the left and the right one in turn (neighbour
+//              exchange, recursive doubling, Bruck's last step), every rank at once. Open MPI
+//              over TCP moves both directions of a pair on one connection, and a rendezvous'
+//              reply can wait behind the data already queued the other way: an exchange then
+//              goes at a fraction of the ring's rate. The factor is (ring - fixed) / (exchange
+//              - fixed) per size, fixed = six times alpha + handshake, median over the sizes at
+//              or above the eager limit (1 below it, and at most 1).
 //
 // With --n1 N the ranks 0..N-1 are one cluster and N..P-1 another, joined by a backbone (the
 // two-cluster testbed). The ring step then runs inside each cluster, and three more figures
@@ -57,6 +65,7 @@ constexpr int tag_ping = 30030;
 
 struct CalibrateOptions {
   std::vector<std::uint64_t> sizes;
+  std::vector<std::uint64_t> exchange_sizes;
   int iterations = 20;
   int burst = 100;
   int hosts = 0;  ///< hosts of the written platform (0: the job's ranks)
@@ -118,7 +127,11 @@ struct Measured {
   int procs = 0;
   std::vector<double> half;  ///< per size
   std::size_t eager_limit = 0;
-  double handshake = 0;  ///< the median extra of the sizes at or above the limit
+  double handshake = 0;                ///< the median extra of the sizes at or above the limit
+  std::vector<double> ring_steps;      ///< per exchange size: six ring steps, median
+  std::vector<double> exchange_steps;  ///< per exchange size: six neighbour exchanges, median
+  double exchange_factor = 1;          ///< what an exchange of a rendezvous size gets of the ring's rate
+  std::string exchange_sizes_factors;  ///< "bytes:factor,..." of the sizes that count
   /// The handshake in round trips of its route: near's, or across's with two clusters, where it
   /// is a whole backbone round trip and stands well above the shaper's noise.
   double rendezvous_round_trips = 0;
@@ -173,7 +186,8 @@ void write_platform(const std::string& path, const Measured& m, int hosts) {
       << " s/B (every rank at once: a shared backbone of P flows at that rate),\n"
       << "     per-message gap " << fmt(m.gap) << " s,\n"
       << "     eager limit " << m.eager_limit << " B, rendezvous handshake " << fmt(m.handshake)
-      << " s, connection set-up " << fmt(m.connect) << " s.";
+      << " s, connection set-up " << fmt(m.connect) << " s,\n"
+      << "     an exchange of a rendezvous size at " << fmt(m.exchange_factor) << " of the ring's rate.";
   if (two) {
     out << "\n     Two clusters: ranks 0.." << m.n1 - 1 << " and " << m.n1 << ".." << m.procs - 1 << "; across, alpha "
         << fmt(m.cross_alpha) << " s, one flow's beta " << fmt(m.cross_beta) << " s/B (TCP-gamma " << fmt(gamma)
@@ -194,7 +208,8 @@ void write_platform(const std::string& path, const Measured& m, int hosts) {
       << "\"/>\n"
       // Not measured: MPI over TCP (Open MPI's btl_tcp_links = 1) moves a pair's messages on one
       // connection, one after the other, and an eager send is complete once it is written to it.
-      << "    <prop id=\"ragged/pair_fifo\" value=\"1\"/>\n";
+      << "    <prop id=\"ragged/pair_fifo\" value=\"1\"/>\n"
+      << "    <prop id=\"ragged/exchange_factor\" value=\"" << fmt(m.exchange_factor) << "\"/>\n";
   if (!two) {
     write_cluster(out, "host", hosts, bandwidth, link_latency, backbone, "");
   } else {
@@ -221,6 +236,8 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
   if (o.iterations <= 0) throw InvalidArgument("--iterations", "must be positive");
   if (o.burst < 2) throw InvalidArgument("--burst", "must be at least 2");
   if (o.sizes.size() < 3) throw InvalidArgument("--sizes", "name at least three sizes");
+  for (std::uint64_t s : o.exchange_sizes)
+    if (s == 0) throw InvalidArgument("--exchange-sizes", "sizes must be positive");
   std::vector<std::uint64_t> sizes = o.sizes;
   std::sort(sizes.begin(), sizes.end());
   Measured m;
@@ -286,6 +303,40 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
       comm.sendrecv(right, tag_ping, buffer.data(), buffer.size(), left, tag_ping, in.data(), in.size());
       step.push_back(comm.runtime().now() - t0);
     }
+    // Six ring steps against six exchanges with the neighbours in turn, per exchange size.
+    const int position = comm.rank() - base;
+    std::vector<double> ring_steps;
+    std::vector<double> exchange_steps;
+    constexpr int steps = 6;
+    for (std::uint64_t bytes : o.exchange_sizes) {
+      const auto size = static_cast<std::size_t>(bytes);
+      std::vector<std::byte> out(size);
+      std::vector<std::byte> got(size);
+      std::vector<double> ring;
+      std::vector<double> exchange;
+      for (int it = 0; it < 3; ++it) {
+        barrier(comm);
+        double t0 = comm.runtime().now();
+        for (int k = 0; k < steps; ++k)
+          comm.sendrecv(right, tag_ping, out.data(), size, left, tag_ping, got.data(), size);
+        barrier(comm);  // the last rank's end, as below
+        ring.push_back(comm.runtime().now() - t0);
+        barrier(comm);
+        t0 = comm.runtime().now();
+        for (int k = 0; k < steps; ++k) {
+          // Even steps pair 2i with 2i + 1, odd steps 2i - 1 with 2i, around the ring when the
+          // ranks are even; when odd, the ends of the line sit out.
+          int other = k % 2 == 0 ? (position ^ 1) : (position % 2 == 1 ? position + 1 : position - 1);
+          if (members % 2 == 0) other = (other + members) % members;
+          if (other < 0 || other >= members) continue;
+          comm.sendrecv(base + other, tag_ping, out.data(), size, base + other, tag_ping, got.data(), size);
+        }
+        barrier(comm);  // a rank that sat out the last step waits for the others
+        exchange.push_back(comm.runtime().now() - t0);
+      }
+      ring_steps.push_back(median(ring));
+      exchange_steps.push_back(median(exchange));
+    }
     // The pairs k <-> n1 + k exchange the largest size across at once.
     std::vector<double> pairs_time;
     if (o.n1 > 0) {
@@ -311,6 +362,8 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
       const double fixed = across.half.back() - bytes * slope(sizes, across.half);
       m.backbone = pairs * bytes / std::max(1e-9, median(pairs_time) - fixed);
     }
+    m.ring_steps = ring_steps;
+    m.exchange_steps = exchange_steps;
     m.cross_alpha = across.zero;
     m.cross_half = across.half;
     if (o.n1 > 0) m.cross_beta = slope(sizes, across.half);
@@ -349,6 +402,20 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
     std::vector<double> above(extra.begin() + static_cast<std::ptrdiff_t>(first), extra.end());
     m.handshake = std::max(0.0, median(above));
     m.rendezvous_round_trips = m.alpha > 0 ? m.handshake / (2 * m.alpha) : 0;
+    // The exchange factor of the exchange sizes at or above the limit.
+    std::vector<double> factors;
+    const double fixed = 6 * (m.alpha + m.handshake);
+    for (std::size_t i = 0; i < o.exchange_sizes.size(); ++i) {
+      if (o.exchange_sizes[i] < m.eager_limit) continue;
+      const double ring = m.ring_steps[i] - fixed;
+      const double exchange = m.exchange_steps[i] - fixed;
+      if (ring > 0 && exchange > 0) {
+        factors.push_back(ring / exchange);
+        m.exchange_sizes_factors += (m.exchange_sizes_factors.empty() ? "" : ",") +
+                                    std::to_string(o.exchange_sizes[i]) + ":" + significant(ring / exchange);
+      }
+    }
+    if (!factors.empty()) m.exchange_factor = std::clamp(median(factors), 0.01, 1.0);
     if (m.n1 > 0 && m.cross_alpha > 0) {
       std::vector<double> across;
       for (std::size_t i = first; i < k; ++i)
@@ -367,7 +434,9 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
                      {"eager_limit_bytes", std::to_string(m.eager_limit)},
                      {"rendezvous_s", significant(m.handshake)},
                      {"connect_s", significant(m.connect)},
-                     {"rendezvous_round_trips", significant(m.rendezvous_round_trips)}};
+                     {"rendezvous_round_trips", significant(m.rendezvous_round_trips)},
+                     {"exchange_factor", significant(m.exchange_factor)},
+                     {"exchange_factor_per_size", m.exchange_sizes_factors}};
   if (m.n1 > 0) {
     report.metadata.emplace_back("n1", std::to_string(m.n1));
     report.metadata.emplace_back("cross_alpha_s", significant(m.cross_alpha));
@@ -397,12 +466,15 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
 
 CLI::App* add_calibrate_command(CLI::App& app, Common& common, Runner& chosen) {
   Command cmd(app, "calibrate",
-              "Measure the network's latency, bandwidth, per-message gap, eager limit, rendezvous handshake and "
-              "connection set-up, and write a sim platform with them (docs/calibration.md)",
+              "Measure the network's latency, bandwidth, per-message gap, eager limit, rendezvous handshake, "
+              "connection set-up and exchange factor, and write a sim platform with them (docs/calibration.md)",
               common);
   auto o = std::make_shared<CalibrateOptions>();
   cmd.counts("--sizes", o->sizes, "1Ki,4Ki,16Ki,32Ki,48Ki,60Ki,63Ki,64Ki,96Ki,128Ki,256Ki,1Mi,2Mi",
              "ping-pong sizes in bytes (the eager limit is searched among them; the two largest give beta)");
+  cmd.counts("--exchange-sizes", o->exchange_sizes, "64Ki,128Ki,256Ki,512Ki",
+             "sizes of the ring steps and neighbour exchanges that give the exchange factor (those at or above "
+             "the eager limit count)");
   cmd->add_option("--iterations", o->iterations, "round trips per size (median)")->capture_default_str();
   cmd->add_option("--burst", o->burst, "messages of the per-message gap's burst")->capture_default_str();
   cmd->add_option("--hosts", o->hosts, "hosts of the written platform (default: the job's ranks)");
