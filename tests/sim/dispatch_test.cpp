@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dispatch/compose.hpp"
@@ -335,18 +336,22 @@ TEST(SimDispatch, LnbcUnderAutoChoosesOneBroadcastOnEveryRankAcrossTheCrossovers
   }
 }
 
-/// An allgather in name only: rank 0 holds the whole vector as pattern A, every other rank its
-/// own block as pattern B (its sendbuf: the block rank 0 holds for it differs), and the
-/// broadcast dispatch selects runs from rank 0 with a HeldBlocks hint of one block.
+/// The root of held_blocks_allgather's broadcast.
+int held_blocks_root = 0;
+
+/// An allgather in name only: the root (held_blocks_root) holds the whole vector as pattern A,
+/// every other rank its own block as pattern B (its sendbuf: the block the root holds for it
+/// differs), and the broadcast dispatch selects runs from the root with a HeldBlocks hint of one
+/// block.
 void held_blocks_allgather(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
   const std::size_t procs = static_cast<std::size_t>(ctx.size());
   auto* all = static_cast<std::int32_t*>(recvbuf);
-  if (ctx.rank() == 0) {
+  if (ctx.rank() == held_blocks_root) {
     for (std::size_t i = 0; i < procs * count; ++i) all[i] = static_cast<std::int32_t>(i);  // pattern A
   }
   Hints hints = ctx.hints();
   hints.set(std::make_shared<const internal::HeldBlocks>(internal::HeldBlocks{count * size_of(type)}));
-  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), recvbuf, procs * count, type, 0);
+  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), recvbuf, procs * count, type, held_blocks_root);
 }
 
 TEST(SimDispatch, AStreamingBroadcastSendsNoRankTheBlockItHolds) {
@@ -363,34 +368,42 @@ TEST(SimDispatch, AStreamingBroadcastSendsNoRankTheBlockItHolds) {
     const ScopedEnv env("RAGGED_BCAST", bcast);
     for (const int procs : {2, 3, 4, 7, 12}) {
       for (const std::size_t count : {std::size_t{1}, std::size_t{333}, std::size_t{70001}}) {
-        SCOPED_TRACE(bcast + " P=" + std::to_string(procs) + " count=" + std::to_string(count));
-        sim::run(config(procs), [&](Comm& comm) {
-          CollectiveOptions o;
-          o.algorithm = "test_held_blocks";
-          o.timeout = 600.0;
-          const auto rank = static_cast<std::size_t>(comm.rank());
-          std::vector<std::int32_t> mine(count);
-          for (std::size_t i = 0; i < count; ++i) mine[i] = -1 - static_cast<std::int32_t>(i);  // pattern B
-          std::vector<std::int32_t> all(count * static_cast<std::size_t>(procs), 0);
-          (void)allgather(comm, mine.data(), all.data(), count, DataType::int32, o);
-          for (std::size_t i = 0; i < all.size(); ++i) {
-            const std::size_t block = i / count;
-            const auto a = static_cast<std::int32_t>(i);
-            const std::int32_t b = mine[i % count];
-            if (block == 0) {
-              RAGGED_CHECK_EQ(all[i], a);  // rank 0's block: only rank 0 holds it
-            } else if (block == rank) {
-              RAGGED_CHECK_EQ(all[i], bcast == "binomial" ? a : b);  // never sent to its holder
-            } else {
-              // Another rank's block: HeldBlocks says its holder has the true bytes, so the
-              // streaming ones may pass on the holder's (pattern B) instead of rank 0's.
-              RAGGED_CHECK(all[i] == a || (bcast != "binomial" && all[i] == b));
+        for (const int root : {0, procs / 2, procs - 1}) {
+          held_blocks_root = root;
+          SCOPED_TRACE(bcast + " P=" + std::to_string(procs) + " count=" + std::to_string(count) +
+                       " root=" + std::to_string(root));
+          sim::run(config(procs), [&](Comm& comm) {
+            CollectiveOptions o;
+            o.algorithm = "test_held_blocks";
+            o.timeout = 600.0;
+            const auto rank = static_cast<std::size_t>(comm.rank());
+            std::vector<std::int32_t> mine(count);
+            for (std::size_t i = 0; i < count; ++i) mine[i] = -1 - static_cast<std::int32_t>(i);  // pattern B
+            std::vector<std::int32_t> all(count * static_cast<std::size_t>(procs), 0);
+            (void)allgather(comm, mine.data(), all.data(), count, DataType::int32, o);
+            for (std::size_t i = 0; i < all.size(); ++i) {
+              const std::size_t block = i / count;
+              const auto a = static_cast<std::int32_t>(i);
+              const std::int32_t b = mine[i % count];
+              if (block == static_cast<std::size_t>(root)) {
+                RAGGED_CHECK_EQ(all[i], a);  // the root's block: only the root holds it
+              } else if (block == rank) {
+                // never sent to its holder (the root keeps pattern A throughout)
+                RAGGED_CHECK_EQ(all[i], bcast == "binomial" || rank == static_cast<std::size_t>(root) ? a : b);
+              } else if (rank == static_cast<std::size_t>(root)) {
+                RAGGED_CHECK_EQ(all[i], a);  // the root only sends
+              } else {
+                // Another rank's block: HeldBlocks says its holder has the true bytes, so the
+                // streaming ones may pass on the holder's (pattern B) instead of the root's.
+                RAGGED_CHECK(all[i] == a || (bcast != "binomial" && all[i] == b));
+              }
             }
-          }
-        });
+          });
+        }
       }
     }
   }
+  held_blocks_root = 0;
 }
 
 /// What rank 0's filling source was asked, in order: ranges waited for and ranges named unsent.
@@ -400,6 +413,8 @@ struct SourceCall {
   std::size_t end = 0;
 };
 std::vector<SourceCall> source_calls;
+/// What rank 0's filling source was told to expect (SourceProgress::plan), in order.
+std::vector<std::pair<std::size_t, std::size_t>> source_plan;
 
 /// held_blocks_allgather with a SourceProgress that records what the broadcast asks of it (rank
 /// 0 already holds every byte, so each wait returns at once).
@@ -418,14 +433,19 @@ void recorded_source_allgather(Context& ctx, const void* /*sendbuf*/, void* recv
                                },
                                [root](std::size_t begin, std::size_t end) {
                                  if (root) source_calls.push_back({true, begin, end});
+                               },
+                               [root](const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
+                                 if (root) source_plan.insert(source_plan.end(), ranges.begin(), ranges.end());
                                }}));
   (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), recvbuf, procs * count, type, 0);
 }
 
 TEST(SimDispatch, AStreamingBroadcastAsksItsSourceForWhatItSendsInTheOrderItSendsIt) {
-  // What lnbc's paced gather relies on: the chain names its successor's block unsent before it
-  // waits for anything, then waits for every other byte once, front to back; the double tree
-  // waits front to back and names nothing (both its subtrees' roots need the others' bytes).
+  // What lnbc's paced gather relies on. The chain under HeldBlocks first tells the source its
+  // order (plan): the blocks 0, P - 1, P - 2, ..., 2, owner first; then names its successor's
+  // block 1 unsent, then waits for exactly those blocks in that order, one whole block each. The
+  // double tree waits front to back and names nothing (both its subtrees' roots need the
+  // others' bytes).
   Registry& registry = Registry::instance();
   if (!registry.contains(Collective::allgather, "test_recorded_source")) {
     registry.add(make_algorithm<Collective::allgather>("test_recorded_source", "a bcast with a recorded source", {},
@@ -437,6 +457,7 @@ TEST(SimDispatch, AStreamingBroadcastAsksItsSourceForWhatItSendsInTheOrderItSend
       for (const std::size_t count : {std::size_t{1000}, std::size_t{70001}}) {
         SCOPED_TRACE(bcast + " P=" + std::to_string(procs) + " count=" + std::to_string(count));
         source_calls.clear();
+        source_plan.clear();
         sim::run(config(procs), [&](Comm& comm) {
           CollectiveOptions o;
           o.algorithm = "test_recorded_source";
@@ -448,30 +469,34 @@ TEST(SimDispatch, AStreamingBroadcastAsksItsSourceForWhatItSendsInTheOrderItSend
         const std::size_t block = count * sizeof(std::int32_t);
         const std::size_t total = block * static_cast<std::size_t>(procs);
         ASSERT_FALSE(source_calls.empty());
-        std::size_t next = 0;  // the chain's waits tile [0, total) less block 1, in order
+        if (bcast == "pipelined_chain") {
+          std::vector<std::pair<std::size_t, std::size_t>> owner_first{{0, block}};
+          for (int u = procs - 1; u >= 2; --u) {
+            owner_first.emplace_back(static_cast<std::size_t>(u) * block, static_cast<std::size_t>(u + 1) * block);
+          }
+          EXPECT_EQ(source_plan, owner_first);
+          ASSERT_EQ(source_calls.size(), owner_first.size() + 1);
+          EXPECT_TRUE(source_calls[0].unsent);
+          EXPECT_EQ(source_calls[0].begin, block);
+          EXPECT_EQ(source_calls[0].end, 2 * block);
+          for (std::size_t i = 0; i < owner_first.size(); ++i) {
+            const SourceCall& c = source_calls[i + 1];
+            EXPECT_FALSE(c.unsent) << i;
+            EXPECT_EQ(c.begin, owner_first[i].first) << i;
+            EXPECT_EQ(c.end, owner_first[i].second) << i;
+          }
+          continue;
+        }
+        EXPECT_TRUE(source_plan.empty());
+        std::size_t next = 0;
         for (std::size_t i = 0; i < source_calls.size(); ++i) {
           const SourceCall& c = source_calls[i];
           ASSERT_LT(c.begin, c.end) << i;
           ASSERT_LE(c.end, total) << i;
-          if (bcast == "pipelined_chain") {
-            if (i == 0) {
-              EXPECT_TRUE(c.unsent);
-              EXPECT_EQ(c.begin, block);
-              EXPECT_EQ(c.end, 2 * block);
-              continue;
-            }
-            ASSERT_FALSE(c.unsent) << i;
-            if (next == block) next = 2 * block;  // never asked for: rank 1 holds it
-            EXPECT_EQ(c.begin, next) << i;
-            EXPECT_TRUE(c.end <= block || c.begin >= 2 * block) << i;
-            next = c.end;
-          } else {
-            ASSERT_FALSE(c.unsent) << i;
-            EXPECT_GE(c.begin, next) << i;  // front to back
-            next = c.begin;
-          }
+          ASSERT_FALSE(c.unsent) << i;
+          EXPECT_GE(c.begin, next) << i;  // front to back
+          next = c.begin;
         }
-        if (bcast == "pipelined_chain") EXPECT_EQ(next, total);
       }
     }
   }
@@ -517,8 +542,9 @@ TEST(SimDispatch, LnbcStreamsTheGatherIntoAStreamingBroadcast) {
     const ScopedEnv env("RAGGED_BCAST", "test_whole_source_chain");
     whole = run_allgather("lnbc", 8, count);
   }
-  // The gather alone takes 7 blocks' time (7.3 ms at 1 Gbit/s), the chain 9.9 ms, and one after
-  // the other 20.2 ms; streamed, 15.7 ms (the chain shares every up-link with that rank's block).
+  // The gather alone takes 7 blocks' time (7.3 ms at 1 Gbit/s) and the gather and then the chain
+  // 20.2 ms; streamed, owner first, with each rank pausing for its gather send, 8 blocks' time
+  // for every rank but 0 (ragged-bench pap --procs 8 --size 256Ki: 9.03 ms, the ring 8.03).
   EXPECT_LT(streamed, 0.85 * whole) << "streamed " << streamed << " s, whole " << whole << " s";
 }
 

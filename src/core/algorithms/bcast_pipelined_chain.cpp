@@ -32,6 +32,7 @@
 // The root sends S messages, every other rank receives S and (but the last) sends S. No copies,
 // no extra memory.
 #include <array>
+#include <utility>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -41,6 +42,57 @@
 #include "plans/pipelined_chain_plan.hpp"
 
 namespace ragged {
+
+namespace {
+
+/// The chain under a HeldBlocks hint whose P blocks of `block` bytes make up the whole buffer:
+/// the link v -> v + 1 carries every block but v + 1's, one message each, owner first
+/// (plans::pipelined_chain::owner_first_order), one send in flight. Rank v pauses before its
+/// send plans::pipelined_chain::owner_first_pause(v, P) for its own block's send to the root
+/// when the call carries an OwnBlockSend hint (allgather lnbc's gather).
+void owner_first_chain(Context& ctx, std::byte* data, std::size_t block, int root) {
+  namespace chain = plans::pipelined_chain;
+  namespace tree = plans::binomial;
+  const int procs = ctx.size();
+  const int v = tree::relative(ctx.rank(), root, procs);
+  const int tag = ctx.tag(0);
+  // The block of relative rank u starts here.
+  const auto at = [&](int u) { return static_cast<std::size_t>(tree::absolute(u, root, procs)) * block; };
+  // What comes in, by owner, in the order the predecessor sends it (all posted up front).
+  std::vector<Request> in(static_cast<std::size_t>(procs));
+  if (v > 0) {
+    const int prev = tree::absolute(v - 1, root, procs);
+    for (const int u : chain::owner_first_order(v - 1, procs)) {
+      in[static_cast<std::size_t>(u)] = ctx.comm().irecv(prev, tag, data + at(u), block);
+    }
+  }
+  const std::vector<int> order = chain::owner_first_order(v, procs);
+  if (!order.empty()) {
+    const int next = tree::absolute(v + 1, root, procs);
+    if (v == 0) {  // the root: its successor's block goes to no one; the others in this order
+      std::vector<std::pair<std::size_t, std::size_t>> plan;
+      plan.reserve(order.size());
+      for (const int u : order) plan.emplace_back(at(u), at(u) + block);
+      internal::source_plan(ctx, plan);
+      internal::source_unsent(ctx, at(1), at(1) + block);
+    }
+    const internal::OwnBlockSend* own = v > 0 ? ctx.hints().get<internal::OwnBlockSend>() : nullptr;
+    const std::size_t pause = chain::owner_first_pause(v, procs);
+    Request in_flight;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const int u = order[k];
+      if (u != v) in[static_cast<std::size_t>(u)].wait(ctx.timeout());
+      if (v == 0) internal::wait_source(ctx, at(u), at(u) + block);
+      in_flight.wait(ctx.timeout());
+      if (own != nullptr && k == pause) own->wait();
+      in_flight = ctx.comm().isend(next, tag, data + at(u), block);
+    }
+    in_flight.wait(ctx.timeout());
+  }
+  for (Request& r : in) r.wait(ctx.timeout());
+}
+
+}  // namespace
 
 void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   namespace chain = plans::pipelined_chain;
@@ -56,6 +108,12 @@ void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataTy
   const std::size_t segments = chain::segments(count, per);
   const int tag = ctx.tag(0);
   std::byte* data = internal::bytes(buffer);
+  // Under HeldBlocks of P whole blocks (allgather lnbc): owner first, a message per block.
+  const internal::HeldBlocks* held = ctx.hints().get<internal::HeldBlocks>();
+  if (held != nullptr && held->block > 0 && held->block * static_cast<std::size_t>(procs) == count * size) {
+    owner_first_chain(ctx, data, held->block, root);
+    return;
+  }
   const auto length = [&](std::size_t t) { return (t + 1 < segments ? per : count - t * per) * size; };
 
   // Segment t is bytes [begin(t), end(t)); with a HeldBlocks hint a rank is sent only what it

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <utility>
+#include <vector>
 
 #include "ragged/comm.hpp"
 #include "ragged/context.hpp"
@@ -30,6 +31,9 @@ struct SourceProgress {
   /// Tells the source that the root will send bytes [begin, end) to no one, so it may fill
   /// them last (a chain's root never sends its successor the block that one holds). Optional.
   std::function<void(std::size_t begin, std::size_t end)> unsent;
+  /// Tells the source, before the first wait, the ranges the root will wait for in the order it
+  /// will ask for them, so it may bring them in that order from the start. Optional.
+  std::function<void(const std::vector<std::pair<std::size_t, std::size_t>>& ranges)> plan;
 };
 
 /// At the root of a bcast: waits until bytes [begin, end) of the buffer are in (a no-op without
@@ -46,6 +50,14 @@ inline void wait_source(const Context& ctx, std::size_t begin, std::size_t end) 
 /// hold. It changes the messages, so every rank of the bcast carries the same hint.
 struct HeldBlocks {
   std::size_t block = 0;  ///< bytes; 0 holds nothing
+};
+
+/// A hint for a composed bcast under HeldBlocks whose non-root ranks are also sending their held
+/// block to the root (allgather lnbc's gather): `wait` returns once this rank's send is done. A
+/// bcast that knows when the root takes that block may wait for it there, so that the send has
+/// the rank's link to itself instead of sharing it with the bcast's own sends.
+struct OwnBlockSend {
+  std::function<void()> wait;
 };
 
 /// Up to two byte ranges [first, second), in buffer order; empty ones have first == second.
@@ -67,6 +79,13 @@ inline Ranges lacking(const Context& ctx, int rank, std::size_t begin, std::size
 inline void source_unsent(const Context& ctx, std::size_t begin, std::size_t end) {
   const SourceProgress* source = ctx.hints().get<SourceProgress>();
   if (source != nullptr && source->unsent && begin < end) source->unsent(begin, end);
+}
+
+/// At the root of a bcast: tells a filling source the ranges it will wait for, in that order
+/// (SourceProgress::plan; a no-op without one).
+inline void source_plan(const Context& ctx, const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
+  const SourceProgress* source = ctx.hints().get<SourceProgress>();
+  if (source != nullptr && source->plan) source->plan(ranges);
 }
 
 /// At the root of a bcast: waits until the bytes of both ranges are in, the first first (see

@@ -162,26 +162,34 @@ inline double streamed_bytes(const CostInput& x) {
 }
 /// The pipelined chain (bcast_pipelined_chain.cpp): P - 2 + S steps of one segment, with the
 /// segment of plans/pipelined_chain_plan.hpp. With x.source_fills: the last segment's way down
-/// the chain once it is at the root, P - 1 steps; with x.held_blocks too, less one block's
-/// time, as the root sends nothing its successor holds and the gather brings that block last.
+/// the chain once it is at the root, P - 1 steps.
+/// With x.held_blocks (P blocks, each held by its rank) the chain runs owner first, a message
+/// per block, as the ring does: P - 1 block times; with x.source_fills too (allgather lnbc) one
+/// block time after the source's last block, as each rank's chain pauses one block time for its
+/// block's send to the root and those pauses overlap (plans/pipelined_chain_plan.hpp).
 inline double bcast_pipelined_chain(const CostInput& x) {
   if (x.procs < 2) return 0;
+  if (x.held_blocks) {
+    const double block = x.alpha + x.bytes / x.procs * x.beta;
+    return x.source_fills ? block : (x.procs - 1) * block;
+  }
   const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
-  const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
-  if (!x.source_fills) return (x.procs - 2 + segments) * step;
-  const double unsent = x.held_blocks ? x.alpha + x.bytes / x.procs * x.beta : 0;
-  return std::max(0.0, (x.procs - 1) * step - unsent);
+  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
+  return (x.source_fills ? x.procs - 1 : x.procs - 2 + segments) * step;
 }
 /// The two-tree pipeline (bcast_double_tree.cpp): the root sends S segments, the last one then
 /// descends D = floor(log2(P - 1)) levels of two sends each (plans/double_tree_plan.hpp). With
-/// x.source_fills: the last segment's way down, 2 D + 1 steps.
+/// x.source_fills: the last segment's way down, 2 D + 1 steps; with x.held_blocks too, one block
+/// time more, as an inner rank's link carries its block to the root beside the segments it
+/// forwards (allgather lnbc at P = 8 measures 3-4 block times more than the gather, sim).
 inline double bcast_double_tree(const CostInput& x) {
   if (x.procs < 2) return 0;
   const auto segments =
       static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs, x.source_fills));
   const double depth = double_tree::depth(x.procs - 1);
   const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
-  return ((x.source_fills ? 1 : segments) + 2 * depth) * step;
+  const double own = x.source_fills && x.held_blocks ? x.alpha + x.bytes / x.procs * x.beta : 0;
+  return ((x.source_fills ? 1 : segments) + 2 * depth) * step + own;
 }
 /// What a bcast that streams a source still filling adds to the fill of `fill` seconds: it ends
 /// at the later of its own time `whole` and the fill's end plus its `tail` (its model with

@@ -19,6 +19,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstddef>
+#include <vector>
 
 namespace ragged::plans::pipelined_chain {
 
@@ -50,6 +51,46 @@ inline std::size_t segment_elements(std::size_t count, std::size_t element_size,
 constexpr std::size_t segments(std::size_t count, std::size_t per_segment) {
   assert(per_segment > 0);
   return (count + per_segment - 1) / per_segment;
+}
+
+}  // namespace ragged::plans::pipelined_chain
+
+namespace ragged::plans::pipelined_chain {
+
+/// With held blocks (every rank u holds block u of P equal blocks, relative ranks; allgather lnbc)
+/// the chain sends, on the link v -> v + 1, every block but v + 1's, owner first:
+///
+///   v, v - 1, ..., 0, P - 1, P - 2, ..., v + 2
+///
+/// Rank v holds its own block from the start and has the blocks of v - 1, v - 2, ... one after
+/// the other from its predecessor (the ring's order: each block walks down the chain from its
+/// owner); the root's blocks P - 1, P - 2, ... walk from the root to the ranks below their owner.
+/// So the whole chain moves as the ring does, the root's link standing in for the ring's wrap
+/// P - 1 -> 0; only the root's blocks wait for its source. Returns the relative owners in that
+/// order (P - 1 of them; none for the last rank, which sends nothing).
+inline std::vector<int> owner_first_order(int v, int procs) {
+  assert(procs > 0 && v >= 0 && v < procs);
+  std::vector<int> order;
+  if (v == procs - 1) return order;
+  order.reserve(static_cast<std::size_t>(procs - 1));
+  for (int u = v; u >= 0; --u) order.push_back(u);
+  for (int u = procs - 1; u >= v + 2; --u) order.push_back(u);
+  return order;
+}
+
+/// Where rank v of the owner-first chain (0 < v < P - 1) lets its own block go to the root alone,
+/// when the root gathers them (allgather lnbc): the index in owner_first_order(v, P) before which
+/// it waits for that send. The root asks for the blocks in its own order, P - 1, P - 2, ..., 2,
+/// then 1, one while it sends the previous one: block v while it sends block v + 1, its send
+/// P - 1 - v; rank v holds its own send P - 1 - v back meanwhile, so that its block has its link
+/// to itself (both at once would share it and each stall its chain). Rank v's chain then runs
+/// one block time late, and so does everything after it; delays that follow one another down
+/// the chain overlap instead of adding, so the chain ends about one block time later than
+/// without the gather. The root never pauses (P - 1 is past the end of its order), nor does the last
+/// rank, which sends nothing in the chain.
+inline std::size_t owner_first_pause(int v, int procs) {
+  assert(procs > 0 && v >= 0 && v < procs);
+  return static_cast<std::size_t>(procs - 1 - v);
 }
 
 }  // namespace ragged::plans::pipelined_chain
