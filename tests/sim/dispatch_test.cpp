@@ -502,6 +502,74 @@ TEST(SimDispatch, AStreamingBroadcastAsksItsSourceForWhatItSendsInTheOrderItSend
   }
 }
 
+/// When each rank's OwnBlockSend was first started (simulated seconds), by rank; -1: never.
+std::vector<double> own_block_started;
+
+/// held_blocks_allgather from rank 0 with an OwnBlockSend hint that records when the broadcast
+/// starts each rank's send (and sends nothing: the root already holds every block).
+void own_block_allgather(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+  const std::size_t procs = static_cast<std::size_t>(ctx.size());
+  auto* all = static_cast<std::int32_t*>(recvbuf);
+  if (ctx.rank() == 0) {
+    for (std::size_t i = 0; i < procs * count; ++i) all[i] = static_cast<std::int32_t>(i);
+  }
+  Hints hints = ctx.hints();
+  hints.set(std::make_shared<const internal::HeldBlocks>(internal::HeldBlocks{count * size_of(type)}));
+  if (ctx.rank() != 0) {
+    const auto rank = static_cast<std::size_t>(ctx.rank());
+    Runtime& runtime = ctx.comm().runtime();
+    const auto start = [rank, &runtime] {
+      if (own_block_started[rank] < 0) own_block_started[rank] = runtime.now();
+    };
+    hints.set(std::make_shared<const internal::OwnBlockSend>(internal::OwnBlockSend{start, start}));
+  }
+  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), recvbuf, procs * count, type, 0);
+}
+
+TEST(SimDispatch, TheOwnerFirstChainSendsEachBlockToTheRootWhenTheRootNeedsIt) {
+  // The root sends blocks P - 1, P - 2, ..., 2 after its own: the owner-first chain starts rank
+  // P - 1's send at once and rank v's one block time after rank v + 1's, before its send
+  // P - 1 - v. The double tree and any bcast that does not stream start them all at once.
+  Registry& registry = Registry::instance();
+  if (!registry.contains(Collective::allgather, "test_own_block")) {
+    registry.add(make_algorithm<Collective::allgather>("test_own_block", "a bcast with a recorded OwnBlockSend", {},
+                                                       &own_block_allgather));
+  }
+  for (const std::string bcast : {"pipelined_chain", "double_tree", "binomial"}) {
+    const ScopedEnv env("RAGGED_BCAST", bcast);
+    for (const int procs : {3, 5, 8}) {
+      const std::size_t count = 16384;  // int32: 64 KiB blocks, about 0.6 ms each
+      SCOPED_TRACE(bcast + " P=" + std::to_string(procs));
+      own_block_started.assign(static_cast<std::size_t>(procs), -1.0);
+      double begin = 0;
+      sim::run(config(procs), [&](Comm& comm) {
+        CollectiveOptions o;
+        o.algorithm = "test_own_block";
+        o.timeout = 600.0;
+        std::vector<std::int32_t> mine(count, 0);
+        std::vector<std::int32_t> all(count * static_cast<std::size_t>(procs), 0);
+        if (comm.rank() == 0) begin = comm.runtime().now();
+        (void)allgather(comm, mine.data(), all.data(), count, DataType::int32, o);
+      });
+      const double block = 50e-6 + 65536 / 119.5e6;
+      EXPECT_LT(own_block_started[0], 0.0);  // the root sends nothing of its own
+      for (int v = 1; v < procs; ++v) {
+        const double at = own_block_started[static_cast<std::size_t>(v)] - begin;
+        ASSERT_GE(at, 0.0) << "rank " << v << " never started its send";
+        if (bcast != "pipelined_chain") {
+          EXPECT_LT(at, 0.1 * block) << v;
+        } else if (v == procs - 1) {
+          EXPECT_LT(at, 0.1 * block) << v;
+        } else {
+          // one block time after rank v + 1: P - 1 - v sends of one block each
+          EXPECT_NEAR(at, (procs - 1 - v) * block, 0.5 * block) << v;
+          EXPECT_GT(at, own_block_started[static_cast<std::size_t>(v + 1)] - begin + 0.5 * block) << v;
+        }
+      }
+    }
+  }
+}
+
 TEST(SimDispatch, LnbcIsExactWithEveryRegisteredBroadcast) {
   // LNBC paces its gather and the broadcast streams it (pipelined_chain, double_tree) or waits for all of it
   // (every other bcast): exact either way, for P up to 13, blocks that do not divide into the

@@ -3,24 +3,25 @@
 // tree algorithm, combined with a consecutive broadcast"), the broadcast streaming what the
 // gather has brought in.
 //
-//   gather (linear, paced by rank 0,       broadcast from rank 0 (auto: the chain, owner
-//   one block at a time, in the order       first; every rank holds its own block)
-//   the broadcast asks for them)
-//                                           0 ─0,P-1,...,2─> 1 ─1,0,P-1,...,3─> 2 ─> ... ─> P-1
-//   P-1 ──┐  first                          rank v sends its own block, then what it gets,
-//   P-2 ──┤  then                           and pauses one block time for its gather send
-//   ...   ├──> 0                            (after it is the ring without its wrap link)
+//   gather (linear; with the chain each      broadcast from rank 0 (auto: the chain, owner
+//   rank sends when rank 0 needs its          first; every rank holds its own block)
+//   block, its chain held back meanwhile)
+//                                            0 ─0,P-1,...,2─> 1 ─1,0,P-1,...,3─> 2 ─> ... ─> P-1
+//   P-1 ──┐  first                           rank v sends its own block, then what it gets,
+//   P-2 ──┤  then                            and pauses one block time for its gather send
+//   ...   ├──> 0                             (after it is the ring without its wrap link)
 //   1   ──┘  last (rank 1 holds it)
 //
-// Every other rank starts the send of (a copy of) its block and goes straight on into the
-// broadcast; it waits for the send after it. Rank 0 paces the gather: it posts the receives in
-// the order the broadcast asks for the blocks (a broadcast that tells its order up front, the
-// owner-first chain: one at a time; any other: two, the lowest missing first, one the
-// broadcast sends to no one last), so that they arrive one after the other at the rate of its
-// link instead of all together at the end (senders in flight at once share that link). That
-// holds where a transfer waits for its receive: MPI's rendezvous (Open MPI over TCP: blocks
-// from 64 KiB) and the simulator's default protocol. An eager block moves at its send, and then
-// they come together as in a plain linear gather.
+// Every other rank sends (a copy of) its block to rank 0 and waits for that send after the
+// broadcast; the broadcast decides when the send starts (OwnBlockSend). The owner-first chain
+// starts it when rank 0 needs that block and holds the rank's own chain back meanwhile; every
+// other bcast before it begins. Rank 0 posts the receives in the order the broadcast asks for
+// the blocks: with the owner-first chain all at once (the senders pace themselves); with any
+// other two at a time, the lowest missing first and one the broadcast sends to no one last, so
+// that they arrive one after the other at the rate of its link instead of all together at the
+// end. That pacing holds where a transfer waits for its receive: MPI's rendezvous (Open MPI
+// over TCP: blocks from 64 KiB) and the simulator's default protocol. An eager block moves at
+// its send.
 //
 // The broadcast is whatever dispatch selects for a bcast of the gathered vector
 // (internal::dispatch_bcast): RAGGED_BCAST, a rules file, else `auto`. Every rank gives it three
@@ -34,8 +35,9 @@
 //     ones by what they add to the gather (CallInfo::source_fills): the chain.
 //   - HeldBlocks{n}: every rank holds its own block, so a streaming bcast never sends it there;
 //     the chain then runs owner first (docs/algorithms/bcast-pipelined-chain.md).
-//   - OwnBlockSend (ranks but 0): waits for this rank's gather send, so the owner-first chain
-//     can pause for it when rank 0 takes that block instead of sharing the link with it.
+//   - OwnBlockSend (ranks but 0): starts this rank's gather send, and waits for it, when the
+//     bcast chooses: the owner-first chain when rank 0 needs that block, its own sends held back
+//     meanwhile, instead of sharing the link with it; any other bcast at once.
 // Tags: the gather on tag 0, the broadcast on tags 32..63 of the call's block.
 //
 // Cost (n bytes per block, N = P n gathered, tau = alpha + n beta):
@@ -65,8 +67,8 @@ namespace {
 constexpr int posted_ahead = 2;
 
 /// Rank 0's side of the paced linear gather. The broadcast asks for byte ranges in the order it
-/// sends them (wait(begin, end)) and may name those it sends no one (unsent(begin, end)). The
-/// gather keeps posted_ahead receives posted: the lowest blocks still missing, blocks the
+/// sends them (wait(begin, end)) and may name those it sends no one (unsent(begin, end)). Unless
+/// it plans (plan() below), the gather keeps posted_ahead receives posted: the lowest blocks still missing, blocks the
 /// broadcast does not send last, and a block asked for out of that order at once. So the blocks
 /// come in about one after the other at the rate of rank 0's link (all senders in flight at
 /// once would share it and all land late), in the order the broadcast needs them. One receive
@@ -98,14 +100,14 @@ class PacedGather {
     post_ahead();
   }
 
-  /// The broadcast will ask for these ranges in this order: the blocks they touch are posted in
-  /// that order (before the lowest missing ones), one at a time. A broadcast that plans (the
-  /// owner-first chain) asks for one block per block time, and each sender holds its own chain
-  /// back while its block comes (OwnBlockSend): one receive keeps the blocks coming at the full
-  /// rate of both links. A second one takes the next block while its sender still sends down the
-  /// chain: 1.38–1.41x the ring instead of 1.25–1.27x (P = 8, sim).
+  /// The broadcast will ask for these ranges in this order (the owner-first chain, whose ranks
+  /// start their sends to rank 0 themselves, each when rank 0 needs its block, with their own
+  /// link to themselves: OwnBlockSend): every receive is posted at once, in that order, so that
+  /// a block moves the moment its sender starts it. Paced by rank 0 instead, one receive at a
+  /// time, a sender that reached its turn waited for rank 0 to take the block before (on the
+  /// simulator the same time; on the 8-host testbed 150 ms against 122, the ring 102).
   void plan(const std::vector<std::pair<std::size_t, std::size_t>>& ranges) {
-    ahead_ = 1;
+    ahead_ = procs_;
     for (const auto& [begin, end] : ranges) {
       if (begin >= end) continue;
       const auto last = std::min((end - 1) / block_, static_cast<std::size_t>(procs_ - 1));
@@ -172,7 +174,7 @@ class PacedGather {
   std::vector<bool> last_;       ///< by rank: the broadcast sends that block to no one
   std::vector<int> order_;       ///< blocks in the order the broadcast will ask for them (plan)
   int in_flight_ = 0;            ///< receives posted and not yet waited for
-  int ahead_ = posted_ahead;     ///< receives to keep posted (1 once the broadcast plans)
+  int ahead_ = posted_ahead;     ///< receives to keep posted (all once the broadcast plans)
 };
 
 }  // namespace
@@ -199,10 +201,20 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
     // while the send may still be pending (MPI forbids touching a pending send's buffer).
     const std::byte* own = out + static_cast<std::size_t>(rank) * block;
     const std::vector<std::byte> copy(own, own + block);
-    Request mine = comm.isend(root, ctx.tag(0), copy.data(), block);
-    hints.set(std::make_shared<const internal::OwnBlockSend>(
-        internal::OwnBlockSend{[&mine, &ctx] { mine.wait(ctx.timeout()); }}));
+    // The broadcast starts the send (OwnBlockSend): the owner-first chain when rank 0 asks for
+    // this block, any other at once.
+    Request mine;
+    bool started = false;
+    const auto start = [&] {
+      if (!started) mine = comm.isend(root, ctx.tag(0), copy.data(), block);
+      started = true;
+    };
+    hints.set(std::make_shared<const internal::OwnBlockSend>(internal::OwnBlockSend{start, [&] {
+                                                                                      start();
+                                                                                      mine.wait(ctx.timeout());
+                                                                                    }}));
     (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, p * count, type, root);
+    start();  // every bcast has started it by now; a safety net
     mine.wait(ctx.timeout());
     return;
   }

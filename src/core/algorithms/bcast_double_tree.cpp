@@ -80,6 +80,7 @@ void bcast_double_tree(Context& ctx, void* buffer, std::size_t count, DataType t
     return;
   }
 
+  internal::start_own_block(ctx);  // lnbc's gather: this rank's block goes to the root now
   std::vector<std::array<Request, 2>> receives;
   receives.reserve(segments);
   for (std::size_t t = 0; t < segments; ++t) {

@@ -27,8 +27,20 @@
 // HeldBlocks hint (lnbc: every rank holds its own block) a rank is sent only the bytes of a
 // segment it lacks, in up to two messages, and forwards its own from its buffer.
 //
+// Owner first: with a HeldBlocks hint whose P blocks make up the buffer the link v -> v+1
+// carries the blocks v, v-1, ..., 0, P-1, ..., v+2 (relative ranks), one message each: every
+// block walks down the chain from its owner, as in the ring, and the root's link stands in for
+// the ring's wrap. P = 4 (* = the rank's own block to the root, lnbc's OwnBlockSend):
+//
+//   block time   1   2   3   4
+//   0 -> 1       0   3   2              3 and 2 as they come in to the root
+//   1 -> 2       1   0   *   3
+//   2 -> 3       2   *   1   0
+//   3 -> 0       *
+//
 // Cost (alpha-beta, m bytes, segments of s bytes, S = ceil(m / s)):
 //   (P - 2 + S)(alpha + s beta), about m beta + (P - 2) s beta + S alpha for large m.
+//   Owner first: (P - 1)(alpha + m/P beta), the ring's; with lnbc's gather P block times.
 // The root sends S messages, every other rank receives S and (but the last) sends S. No copies,
 // no extra memory.
 #include <array>
@@ -47,9 +59,9 @@ namespace {
 
 /// The chain under a HeldBlocks hint whose P blocks of `block` bytes make up the whole buffer:
 /// the link v -> v + 1 carries every block but v + 1's, one message each, owner first
-/// (plans::pipelined_chain::owner_first_order), one send in flight. Rank v pauses before its
-/// send plans::pipelined_chain::owner_first_pause(v, P) for its own block's send to the root
-/// when the call carries an OwnBlockSend hint (allgather lnbc's gather).
+/// (plans::pipelined_chain::owner_first_order), one send in flight. With an OwnBlockSend hint
+/// (allgather lnbc's gather) rank v sends its own block to the root before its send
+/// plans::pipelined_chain::owner_first_pause(v, P), and waits for it: its chain pauses.
 void owner_first_chain(Context& ctx, std::byte* data, std::size_t block, int root) {
   namespace chain = plans::pipelined_chain;
   namespace tree = plans::binomial;
@@ -76,6 +88,7 @@ void owner_first_chain(Context& ctx, std::byte* data, std::size_t block, int roo
       internal::source_plan(ctx, plan);
       internal::source_unsent(ctx, at(1), at(1) + block);
     }
+    // Rank v's own block goes to the root at its pause (OwnBlockSend), its chain held back.
     const internal::OwnBlockSend* own = v > 0 ? ctx.hints().get<internal::OwnBlockSend>() : nullptr;
     const std::size_t pause = chain::owner_first_pause(v, procs);
     Request in_flight;
@@ -88,6 +101,8 @@ void owner_first_chain(Context& ctx, std::byte* data, std::size_t block, int roo
       in_flight = ctx.comm().isend(next, tag, data + at(u), block);
     }
     in_flight.wait(ctx.timeout());
+  } else if (v > 0) {
+    internal::start_own_block(ctx);  // the last rank sends nothing else
   }
   for (Request& r : in) r.wait(ctx.timeout());
 }
@@ -120,6 +135,7 @@ void bcast_pipelined_chain(Context& ctx, void* buffer, std::size_t count, DataTy
   // lacks of it (internal::send_lacking), in up to two messages.
   const auto begin = [&](std::size_t t) { return t * per * size; };
   const auto end = [&](std::size_t t) { return begin(t) + length(t); };
+  if (has_prev) internal::start_own_block(ctx);  // lnbc's gather, in buffer order: at once
   std::vector<std::array<Request, 2>> receives;
   if (has_prev) {
     receives.reserve(segments);

@@ -52,13 +52,23 @@ struct HeldBlocks {
   std::size_t block = 0;  ///< bytes; 0 holds nothing
 };
 
-/// A hint for a composed bcast under HeldBlocks whose non-root ranks are also sending their held
-/// block to the root (allgather lnbc's gather): `wait` returns once this rank's send is done. A
-/// bcast that knows when the root takes that block may wait for it there, so that the send has
-/// the rank's link to itself instead of sharing it with the bcast's own sends.
+/// A hint for a composed bcast under HeldBlocks whose non-root ranks also send their held block
+/// to the root (allgather lnbc's gather): the bcast decides when that send starts. A bcast whose
+/// entry streams its source (Restrictions::streams_source) calls start() itself, at a moment of
+/// its choosing and at the latest before its first wait: the owner-first chain when the root
+/// asks for that block, with its own sends held back meanwhile (wait()), so the block has the
+/// rank's link to itself; the double tree at once. dispatch_bcast starts it before any other
+/// bcast. Both are idempotent; wait() starts the send if it has not started.
 struct OwnBlockSend {
-  std::function<void()> wait;
+  std::function<void()> start;  ///< starts this rank's send of its block to the root
+  std::function<void()> wait;   ///< starts it if need be, and returns once it is done
 };
+
+/// On a rank that is not the bcast's root: starts its own block's send to the root (a no-op
+/// without an OwnBlockSend hint).
+inline void start_own_block(const Context& ctx) {
+  if (const OwnBlockSend* own = ctx.hints().get<OwnBlockSend>()) own->start();
+}
 
 /// Up to two byte ranges [first, second), in buffer order; empty ones have first == second.
 using Ranges = std::array<std::pair<std::size_t, std::size_t>, 2>;

@@ -136,7 +136,14 @@ const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t co
       choose(comm, Collective::bcast, count * size_of(type), true, ctx.hints(), {}, true, source_fills);
   if (comm.size() == 1 || count == 0) return algorithm;
   // A bcast that does not stream its source gets the whole buffer from the start.
-  if (comm.rank() == root && !algorithm.restrictions.streams_source) wait_source(ctx, 0, count * size_of(type));
+  // And the other ranks' own blocks go to the root before it (OwnBlockSend).
+  if (!algorithm.restrictions.streams_source) {
+    if (comm.rank() == root) {
+      wait_source(ctx, 0, count * size_of(type));
+    } else {
+      start_own_block(ctx);
+    }
+  }
   Context sub(comm, ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
   std::get<static_cast<std::size_t>(Collective::bcast)>(algorithm.fn)(sub, buffer, count, type, root);
   return algorithm;

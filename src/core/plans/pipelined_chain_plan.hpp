@@ -78,16 +78,16 @@ inline std::vector<int> owner_first_order(int v, int procs) {
   return order;
 }
 
-/// Where rank v of the owner-first chain (0 < v < P - 1) lets its own block go to the root alone,
+/// Where rank v of the owner-first chain (0 < v < P - 1) sends its own block to the root alone,
 /// when the root gathers them (allgather lnbc): the index in owner_first_order(v, P) before which
-/// it waits for that send. The root asks for the blocks in its own order, P - 1, P - 2, ..., 2,
-/// then 1, one while it sends the previous one: block v while it sends block v + 1, its send
-/// P - 1 - v; rank v holds its own send P - 1 - v back meanwhile, so that its block has its link
-/// to itself (both at once would share it and each stall its chain). Rank v's chain then runs
-/// one block time late, and so does everything after it; delays that follow one another down
-/// the chain overlap instead of adding, so the chain ends about one block time later than
-/// without the gather. The root never pauses (P - 1 is past the end of its order), nor does the last
-/// rank, which sends nothing in the chain.
+/// it sends it and waits for that send. The root sends P - 1, P - 2, ..., 2 after its own block,
+/// each as it comes in; it needs block v next while it sends block v + 1, its send P - 1 - v, and
+/// rank v sends it then, its own send P - 1 - v held back meanwhile, so that the block has its
+/// link to itself (both at once would share it and each stall its chain). Rank v's chain then
+/// runs one block time late, and so does everything after it; delays that follow one another
+/// down the chain overlap instead of adding, so the chain ends about one block time later than
+/// without the gather. The root never pauses (P - 1 is past the end of its order); the last rank
+/// sends nothing in the chain and its block at once (the root needs it first).
 inline std::size_t owner_first_pause(int v, int procs) {
   assert(procs > 0 && v >= 0 && v < procs);
   return static_cast<std::size_t>(procs - 1 - v);
