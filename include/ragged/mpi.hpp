@@ -6,10 +6,14 @@
 
 #include <mpi.h>
 
+#include <climits>
+#include <cstddef>
 #include <memory>
+#include <string>
 
 #include "ragged/comm.hpp"
 #include "ragged/datatype.hpp"
+#include "ragged/error.hpp"
 
 namespace ragged::mpi {
 
@@ -31,12 +35,40 @@ class Session {
 /// Throws UnsupportedError unless MPI is initialized with MPI_THREAD_MULTIPLE.
 void require_thread_multiple();
 
-/// A Comm over a duplicate of `user` (MPI_Comm_dup; freed with the Comm).
-[[nodiscard]] std::unique_ptr<Comm> make_comm(MPI_Comm user = MPI_COMM_WORLD);
+/// The name of an MPI thread level ("MPI_THREAD_MULTIPLE"), or "an unknown thread level".
+[[nodiscard]] const char* thread_level_name(int level);
+
+/// How make_comm makes the Comm's private communicator.
+struct CommOptions {
+  /// Refuse to exist unless MPI provides MPI_THREAD_MULTIPLE (the arrival agent communicates from
+  /// a thread of its own). Off for a Comm that only the threads calling its collectives use, as
+  /// the PMPI library's Comms when MPI did not grant MULTIPLE: they need only the caller's level.
+  bool require_thread_multiple = true;
+  /// MPI_Comm_dup, which runs the user's attribute copy callbacks; off: MPI_Comm_split with one
+  /// color and the ranks' order, which copies no attribute (the PMPI library's Comms must not
+  /// show the program copies of its communicators that it did not make).
+  bool copy_attributes = true;
+};
+
+/// A Comm over a private copy of `user` (MPI_Comm_dup by default; freed with the Comm).
+/// Throws UnsupportedError before MPI_Init or after MPI_Finalize, or without MPI_THREAD_MULTIPLE
+/// when `options` require it; InvalidArgument("comm") for MPI_COMM_NULL.
+[[nodiscard]] std::unique_ptr<Comm> make_comm(MPI_Comm user = MPI_COMM_WORLD, CommOptions options = {});
 
 /// The duplicated communicator behind a Comm made by make_comm(); throws
 /// InvalidArgument("comm") for a Comm of another backend.
 [[nodiscard]] MPI_Comm native_handle(Comm& comm);
+
+/// MPI_Error_string of `code` (or a placeholder when MPI cannot name it).
+[[nodiscard]] std::string error_text(int code);
+
+/// Throws TransportError(code, MPI's text, `call`) unless `code` is MPI_SUCCESS.
+inline void check(int code, const char* call) {
+  if (code != MPI_SUCCESS) throw TransportError(code, error_text(code), call);
+}
+
+/// The largest element count one MPI call takes (MPI counts are int).
+inline constexpr std::size_t max_count = static_cast<std::size_t>(INT_MAX);
 
 /// The MPI datatype for a ragged DataType.
 [[nodiscard]] MPI_Datatype to_mpi(DataType type);

@@ -17,13 +17,6 @@ std::atomic<long>& live_windows() {
   return count;
 }
 
-std::string error_text(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS || length <= 0) return "unknown MPI error";
-  return std::string(text, static_cast<std::size_t>(length));
-}
-
 namespace {
 
 bool mpi_finalized() {
@@ -180,7 +173,7 @@ void check_data(const void* data, std::size_t bytes, const char* argument) {
 
 }  // namespace
 
-MpiComm::MpiComm(MPI_Comm user, MpiCommOptions options) {
+MpiComm::MpiComm(MPI_Comm user, CommOptions options) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized == 0 || mpi_finalized()) {
@@ -304,7 +297,16 @@ Resources live_resources() {
                    detail::live_windows().load(std::memory_order_relaxed)};
 }
 
-std::unique_ptr<Comm> make_comm(MPI_Comm user) { return std::make_unique<detail::MpiComm>(user); }
+std::string error_text(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  if (MPI_Error_string(code, text, &length) != MPI_SUCCESS || length <= 0) return "unknown MPI error";
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+std::unique_ptr<Comm> make_comm(MPI_Comm user, CommOptions options) {
+  return std::make_unique<detail::MpiComm>(user, options);
+}
 
 MPI_Comm native_handle(Comm& comm) {
   auto* mpi_comm = dynamic_cast<detail::MpiComm*>(&comm);

@@ -1,17 +1,18 @@
-// Internals of the mpi backend shared by its source files: return-code checks,
-// the Runtime over real threads, and the Comm and Window over MPI objects.
+// Internals of the mpi backend shared by its source files: the Runtime over real threads, and the
+// Comm and Window over MPI objects. Private to src/mpi: what other parts of ragged need of the
+// backend (make_comm's options, check(), ...) is in include/ragged/mpi.hpp.
 #pragma once
 
 #include <mpi.h>
 
 #include <atomic>
-#include <climits>
 #include <cstddef>
 #include <memory>
 #include <string>
 
 #include "ragged/comm.hpp"
 #include "ragged/error.hpp"
+#include "ragged/mpi.hpp"
 #include "ragged/runtime.hpp"
 #include "ragged/window.hpp"
 
@@ -21,17 +22,6 @@ namespace ragged::mpi::detail {
 /// MPI_Irecv and their destruction, windows between MPI_Win_allocate and MPI_Win_free.
 std::atomic<long>& live_requests();
 std::atomic<long>& live_windows();
-
-/// MPI_Error_string of `code` (or a placeholder when MPI cannot name it).
-std::string error_text(int code);
-
-/// Throws TransportError(code, MPI's text, `call`) unless `code` is MPI_SUCCESS.
-inline void check(int code, const char* call) {
-  if (code != MPI_SUCCESS) throw TransportError(code, error_text(code), call);
-}
-
-/// The largest element count one MPI call takes (MPI counts are int).
-inline constexpr std::size_t max_count = static_cast<std::size_t>(INT_MAX);
 
 /// Emulated rate of Runtime::compute (flop/s): compute(f) busy-waits f / compute_rate seconds.
 inline constexpr double compute_rate = 1e9;
@@ -59,22 +49,10 @@ class Backoff {
   int polls_ = 0;
 };
 
-/// How an MpiComm makes its private communicator.
-struct MpiCommOptions {
-  /// Refuse to exist unless MPI provides MPI_THREAD_MULTIPLE (the arrival agent communicates from
-  /// a thread of its own). Off for a Comm that only the threads calling its collectives use, as
-  /// the PMPI library's Comms when MPI did not grant MULTIPLE: they need only the caller's level.
-  bool require_thread_multiple = true;
-  /// MPI_Comm_dup, which runs the user's attribute copy callbacks; off: MPI_Comm_split with one
-  /// color and the ranks' order, which copies no attribute (the PMPI library's Comms must not
-  /// show the program copies of its communicators that it did not make).
-  bool copy_attributes = true;
-};
-
 /// A Comm over a duplicate of the user's communicator.
 class MpiComm final : public Comm {
  public:
-  explicit MpiComm(MPI_Comm user, MpiCommOptions options = {});
+  explicit MpiComm(MPI_Comm user, CommOptions options = {});
   ~MpiComm() override;
   MpiComm(const MpiComm&) = delete;
   MpiComm& operator=(const MpiComm&) = delete;

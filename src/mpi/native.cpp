@@ -19,10 +19,8 @@ namespace ragged::mpi {
 
 namespace {
 
-using detail::check;
-
 int count_of(std::size_t count) {
-  if (count > detail::max_count) {
+  if (count > max_count) {
     throw InvalidArgument("count", std::to_string(count) + " elements exceed MPI's limit of INT_MAX per call");
   }
   return static_cast<int>(count);

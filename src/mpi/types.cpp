@@ -80,17 +80,17 @@ MPI_Op to_mpi(const ReduceOp& op) {
 ReduceOp from_mpi(MPI_Op op) {
   if (op == MPI_OP_NULL) throw InvalidArgument("op", "MPI_OP_NULL");
   int commutative = 0;
-  detail::check(MPI_Op_commutative(op, &commutative), "MPI_Op_commutative");
+  check(MPI_Op_commutative(op, &commutative), "MPI_Op_commutative");
   ReduceOp::Function fn = [op](const void* in, void* inout, std::size_t count, DataType type) {
     const MPI_Datatype datatype = to_mpi(type);
     const std::size_t element = size_of(type);
     // MPI counts are int: apply the operator in chunks of at most INT_MAX elements.
     std::size_t done = 0;
     while (done < count) {
-      const std::size_t n = count - done < detail::max_count ? count - done : detail::max_count;
+      const std::size_t n = count - done < max_count ? count - done : max_count;
       const void* chunk_in = static_cast<const std::byte*>(in) + done * element;
       void* chunk_inout = static_cast<std::byte*>(inout) + done * element;
-      detail::check(MPI_Reduce_local(chunk_in, chunk_inout, static_cast<int>(n), datatype, op), "MPI_Reduce_local");
+      check(MPI_Reduce_local(chunk_in, chunk_inout, static_cast<int>(n), datatype, op), "MPI_Reduce_local");
       done += n;
     }
   };

@@ -8,7 +8,7 @@
 //       else: datatypes as raw bytes (packed when not dense), ragged's dispatch entry point
 //     RAGGED_REPORT set: the call is timed and recorded around all this (report.hpp)
 //     `auto` allgathers and allreduces: the call's arrival snapshot first, and every return
-//     seen by the arrival runtime (arrival.hpp)
+//     seen by the arrival runtime (site_prediction.hpp)
 //
 // Every decision to give a call to the MPI library rests on what all ranks of the call share
 // (the environment, the communicator, counts and datatypes of reductions, the size of one block,
@@ -21,8 +21,8 @@
 #include <span>
 #include <string>
 
-#include "arrival.hpp"
 #include "pmpi.hpp"
+#include "site_prediction.hpp"
 
 using ragged::Collective;
 using ragged::DataType;
@@ -516,7 +516,7 @@ int route_barrier(MPI_Comm comm) {
   }
   try {
     pmpi::ensure_initialized();
-    pmpi::CommState& state = pmpi::state_of(comm);
+    pmpi::CommAttribute& state = pmpi::state_of(comm);
     if (state.inter) {
       pmpi::note_last("native (intercommunicator)");
       return PMPI_Barrier(comm);
@@ -546,7 +546,7 @@ int route_barrier(MPI_Comm comm) {
 namespace {
 
 using pmpi::report::bytes_of;
-using pmpi::report::CallInfo;
+using pmpi::report::CallRecord;
 using pmpi::report::Kind;
 
 /// Sum of `counts[0..n)` elements of `type` (a v-collective's side).
@@ -558,13 +558,13 @@ long long bytes_of_blocks(const int* counts, int n, MPI_Datatype type) {
 }
 
 /// Whether this rank is the root of a rooted collective (MPI_ROOT on an intercommunicator).
-bool is_root(const CallInfo& c, int root) { return c.inter ? root == MPI_ROOT : c.rank == root; }
+bool is_root(const CallRecord& c, int root) { return c.inter ? root == MPI_ROOT : c.rank == root; }
 
 /// The entry point's work: routed, recorded for the report, and seen by the arrival runtime's
-/// exit hook (arrival.hpp: one load and one branch while no communicator tracks arrivals).
+/// exit hook (site_prediction.hpp: one load and one branch while no communicator tracks arrivals).
 template <class Body, class Describe>
 int entry(Kind kind, MPI_Comm comm, Body&& body, Describe&& describe) {
-  return pmpi::arrival::after(comm, pmpi::report::recorded(kind, comm, body, describe));
+  return pmpi::prediction::after(comm, pmpi::report::recorded(kind, comm, body, describe));
 }
 
 }  // namespace
@@ -576,7 +576,7 @@ RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
   return entry(
       Kind::allgather, comm,
       [&] { return route_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.bytes = bytes_of(recvcount, recvtype);
         c.contributed =
             static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype));
@@ -589,7 +589,7 @@ RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Da
   return entry(
       Kind::allgatherv, comm,
       [&] { return route_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         const bool in_place = sendbuf == MPI_IN_PLACE && recvcounts != nullptr;
         c.contributed = static_cast<unsigned long long>(in_place ? bytes_of(recvcounts[c.rank], recvtype)
                                                                  : bytes_of(sendcount, sendtype));
@@ -600,7 +600,7 @@ RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int cou
                                      MPI_Comm comm) {
   return entry(
       Kind::allreduce, comm, [&] { return route_allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.bytes = bytes_of(count, datatype);
         c.contributed = static_cast<unsigned long long>(c.bytes);
       });
@@ -610,7 +610,7 @@ RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count,
                                   int root, MPI_Comm comm) {
   return entry(
       Kind::reduce, comm, [&] { return route_reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.bytes = bytes_of(count, datatype);
         c.root = root;
         const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
@@ -621,7 +621,7 @@ RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count,
 RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return entry(
       Kind::bcast, comm, [&] { return route_bcast(buffer, count, datatype, root, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.bytes = bytes_of(count, datatype);
         c.root = root;
         c.contributed = static_cast<unsigned long long>(is_root(c, root) ? c.bytes : 0);
@@ -633,7 +633,7 @@ RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Dataty
   return entry(
       Kind::gather, comm,
       [&] { return route_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         const bool at_root = is_root(c, root);
         c.bytes = at_root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
         c.root = root;
@@ -648,7 +648,7 @@ RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datat
   return entry(
       Kind::scatter, comm,
       [&] { return route_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         const bool at_root = is_root(c, root);
         c.bytes = at_root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
         c.root = root;
@@ -662,7 +662,7 @@ RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datat
   return entry(
       Kind::gatherv, comm,
       [&] { return route_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.root = root;
         const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
         long long sent = bytes_of(sendcount, sendtype);
@@ -677,7 +677,7 @@ RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[],
   return entry(
       Kind::scatterv, comm,
       [&] { return route_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.root = root;
         c.contributed =
             static_cast<unsigned long long>(is_root(c, root) ? bytes_of_blocks(sendcounts, c.size, sendtype) : 0);
@@ -689,7 +689,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Data
   return entry(
       Kind::alltoall, comm,
       [&] { return route_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.bytes = bytes_of(recvcount, recvtype);
         const long long block = sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype);
         c.contributed = static_cast<unsigned long long>(c.size * block);
@@ -704,7 +704,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[]
       [&] {
         return route_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
       },
-      [&](CallInfo& c) {
+      [&](CallRecord& c) {
         c.contributed =
             static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? bytes_of_blocks(recvcounts, c.size, recvtype)
                                                                     : bytes_of_blocks(sendcounts, c.size, sendtype));
@@ -713,7 +713,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[]
 
 RAGGED_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   return entry(
-      Kind::barrier, comm, [&] { return route_barrier(comm); }, [](CallInfo& c) { c.bytes = 0; });
+      Kind::barrier, comm, [&] { return route_barrier(comm); }, [](CallRecord& c) { c.bytes = 0; });
 }
 
 }  // extern "C"

@@ -55,31 +55,31 @@ void say_once(const std::string& key, const std::string& text);
 
 // ------------------------------------------------------------------------ per communicator
 
-namespace arrival {
+namespace prediction {
 struct State;
 }
 
 /// What the library keeps on a communicator (an attribute of its keyval, freed by the
 /// keyval's delete callback when the program frees the communicator, or at MPI_Finalize).
-struct CommState {
+struct CommAttribute {
   MPI_Comm user = MPI_COMM_NULL;
   bool inter = false;          ///< an intercommunicator: every collective runs natively
   std::unique_ptr<Comm> comm;  ///< ragged's Comm on a private copy (null for an intercommunicator)
   /// Staging buffers for packed datatypes, reused from call to call (kept, as dispatch's
   /// workspace is, until the communicator is freed).
   std::vector<std::byte> scratch[2];
-  /// Arrival awareness (arrival.cpp): the call sites of `auto` allgathers and allreduces, their
+  /// Arrival awareness (site_prediction.cpp): the call sites of `auto` allgathers and allreduces, their
   /// monitors and entry history. Made at the first such call; destroyed first (its monitors'
   /// shutdown is collective over their own communicators, as freeing the communicator is).
-  std::shared_ptr<arrival::State> arrival;
+  std::shared_ptr<prediction::State> prediction;
 };
 
 /// The state of `comm`, made at the first collective that ragged runs on it (collective over
 /// `comm`: every rank makes it in the same call). Throws ragged::Error.
-[[nodiscard]] CommState& state_of(MPI_Comm comm);
+[[nodiscard]] CommAttribute& state_of(MPI_Comm comm);
 
 /// The state of `comm` if it has one (nothing is made); null otherwise or after MPI_Finalize began.
-[[nodiscard]] CommState* find_state(MPI_Comm comm);
+[[nodiscard]] CommAttribute* find_state(MPI_Comm comm);
 
 /// Number of CommStates alive (ragged_pmpi_live_comms()).
 [[nodiscard]] long live_states();
@@ -104,7 +104,7 @@ void note_last(const std::string& what);
 /// One call that ragged may run: the communicator's state and what selection needs.
 class Call {
  public:
-  Call(Collective collective, CommState& state) : collective_(collective), state_(state) {}
+  Call(Collective collective, CommAttribute& state) : collective_(collective), state_(state) {}
 
   /// The Comm that ragged runs the call on: the communicator's, or the private one of the call
   /// site's arrival monitor when the call carries its snapshot (the agent's background part and
@@ -119,7 +119,7 @@ class Call {
   /// when the environment names an unknown algorithm, or when the rules file is malformed
   /// (said once): the call then goes to the MPI library. `bytes` and `commutative` as CallInfo.
   /// When selection is `auto` for an allgather or allreduce and arrival awareness is on, the
-  /// call first gets its site's arrival snapshot (arrival.hpp), which `auto` then reads.
+  /// call first gets its site's arrival snapshot (site_prediction.hpp), which `auto` then reads.
   [[nodiscard]] bool selects_ragged(std::size_t bytes, bool commutative = true);
 
   /// Marks the call as given to the MPI library because of `why`; returns false.
@@ -134,7 +134,7 @@ class Call {
 
  private:
   Collective collective_;
-  CommState& state_;
+  CommAttribute& state_;
   CollectiveOptions options_{};
   const char* fallback_ = nullptr;
   Comm* site_comm_ = nullptr;
@@ -243,7 +243,7 @@ int run(Collective collective, MPI_Comm comm, Body&& body, Native&& native) {
   }
   try {
     ensure_initialized();
-    CommState& state = state_of(comm);
+    CommAttribute& state = state_of(comm);
     if (state.inter) {
       note_last("native (intercommunicator)");
       return native();

@@ -65,7 +65,7 @@ extern std::atomic<bool> recording;
 
 /// What an entry point tells about a completed call (its describe function fills the last
 /// three fields; rank, size and inter are the communicator's, filled before).
-struct CallInfo {
+struct CallRecord {
   int rank = 0;
   int size = 1;        ///< blocks per call: the group size (the remote group's for an intercommunicator)
   bool inter = false;  ///< intercommunicator: the site is (communicator, collective), bytes and root unknown
@@ -97,9 +97,9 @@ namespace detail {
 std::mutex& mutex();
 /// With the lock held: the communicator's record (made at its first call: rank, size, group);
 /// false when recording stopped. Fills rank, size, inter.
-bool begin(MPI_Comm comm, CallInfo& info, std::size_t& record);
+bool begin(MPI_Comm comm, CallRecord& info, std::size_t& record);
 /// With the lock held: adds the call to its site.
-void commit(std::size_t record, Kind kind, CallInfo& info, double entry, double exit);
+void commit(std::size_t record, Kind kind, CallRecord& info, double entry, double exit);
 /// Says what failed (once) and stops recording; takes the lock.
 void failed(const char* what);
 }  // namespace detail
@@ -110,7 +110,7 @@ void record(Kind kind, MPI_Comm comm, double entry, double exit, Describe&& desc
   if (comm == MPI_COMM_NULL) return;
   try {
     const std::lock_guard<std::mutex> lock(detail::mutex());
-    CallInfo info;
+    CallRecord info;
     std::size_t index = 0;
     if (!detail::begin(comm, info, index)) return;
     describe(info);  // MPI_Type_size_x only: runs no callback that could take the lock

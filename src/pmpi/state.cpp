@@ -15,11 +15,10 @@
 #include <unordered_set>
 #include <vector>
 
-#include "../mpi/internal.hpp"
-#include "arrival.hpp"
 #include "pmpi.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/selection.hpp"
+#include "site_prediction.hpp"
 
 namespace ragged::pmpi {
 
@@ -30,7 +29,7 @@ namespace {
 struct Globals {
   std::once_flag initialized;
   std::mutex mutex;  // guards the members below
-  std::unordered_set<CommState*> live;
+  std::unordered_set<CommAttribute*> live;
   std::set<std::string> said;
   int keyval = MPI_KEYVAL_INVALID;
   std::atomic<int> world_rank{-1};
@@ -45,7 +44,7 @@ Globals& globals() {
 /// The keyval's delete callback: the program freed the communicator (or MPI_Finalize runs).
 /// Destroying the state frees ragged's private communicator, which MPI allows here.
 int delete_state(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
-  auto* state = static_cast<CommState*>(value);
+  auto* state = static_cast<CommAttribute*>(value);
   {
     const std::lock_guard<std::mutex> lock(globals().mutex);
     globals().live.erase(state);
@@ -83,14 +82,6 @@ bool check_pack_is_raw() {
   std::memcpy(want + 5, &in[1].c, 1);
   std::memcpy(want + 6, &in[1].i, 4);
   return rc == MPI_SUCCESS && position == 10 && std::memcmp(out, want, sizeof want) == 0;
-}
-
-const char* level_name(int level) {
-  if (level == MPI_THREAD_SINGLE) return "MPI_THREAD_SINGLE";
-  if (level == MPI_THREAD_FUNNELED) return "MPI_THREAD_FUNNELED";
-  if (level == MPI_THREAD_SERIALIZED) return "MPI_THREAD_SERIALIZED";
-  if (level == MPI_THREAD_MULTIPLE) return "MPI_THREAD_MULTIPLE";
-  return "an unknown thread level";
 }
 
 /// RAGGED_ALLGATHER, ... by Collective.
@@ -134,7 +125,7 @@ void after_init(int provided) {
   }
   if (raise_thread_level() && provided < MPI_THREAD_MULTIPLE) {
     say_once("thread level",
-             std::string("ragged pmpi: MPI granted ") + level_name(provided) +
+             std::string("ragged pmpi: MPI granted ") + mpi::thread_level_name(provided) +
                  ", not MPI_THREAD_MULTIPLE: ragged's collectives run on the calling thread only, and the "
                  "arrival-aware algorithms will have no arrival agent (they run their regular form)");
   }
@@ -142,7 +133,7 @@ void after_init(int provided) {
 
 void before_finalize() {
   Globals& g = globals();
-  std::vector<CommState*> states;
+  std::vector<CommAttribute*> states;
   int keyval = MPI_KEYVAL_INVALID;
   {
     const std::lock_guard<std::mutex> lock(g.mutex);
@@ -153,9 +144,9 @@ void before_finalize() {
   if (keyval == MPI_KEYVAL_INVALID) return;
   // The arrival monitors first, all of them in the order they were made (their agents talk to
   // each other until every one is told to stop), then the states.
-  arrival::finalize_all();
+  prediction::finalize_all();
   // Communicators the program did not free: their delete callbacks run now, while MPI works.
-  for (CommState* state : states) PMPI_Comm_delete_attr(state->user, keyval);
+  for (CommAttribute* state : states) PMPI_Comm_delete_attr(state->user, keyval);
   PMPI_Comm_free_keyval(&keyval);
 }
 
@@ -178,7 +169,7 @@ void say_once(const std::string& key, const std::string& text) {
   std::fflush(stderr);
 }
 
-CommState& state_of(MPI_Comm comm) {
+CommAttribute& state_of(MPI_Comm comm) {
   Globals& g = globals();
   int keyval = MPI_KEYVAL_INVALID;
   {
@@ -188,27 +179,26 @@ CommState& state_of(MPI_Comm comm) {
   if (keyval == MPI_KEYVAL_INVALID) throw UnsupportedError("ragged pmpi: called after MPI_Finalize");
   void* value = nullptr;
   int found = 0;
-  mpi::detail::check(PMPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
-  if (found != 0) return *static_cast<CommState*>(value);
+  mpi::check(PMPI_Comm_get_attr(comm, keyval, &value, &found), "MPI_Comm_get_attr");
+  if (found != 0) return *static_cast<CommAttribute*>(value);
 
-  auto state = std::make_unique<CommState>();
+  auto state = std::make_unique<CommAttribute>();
   state->user = comm;
   int inter = 0;
-  mpi::detail::check(PMPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  mpi::check(PMPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
   state->inter = inter != 0;
   if (!state->inter) {
     // No arrival agent yet: the Comm needs only the level of the threads that call collectives.
     // MPI_Comm_split rather than _dup: the program's attribute copy callbacks do not run.
-    state->comm = std::make_unique<mpi::detail::MpiComm>(
-        comm, mpi::detail::MpiCommOptions{.require_thread_multiple = false, .copy_attributes = false});
+    state->comm = mpi::make_comm(comm, mpi::CommOptions{.require_thread_multiple = false, .copy_attributes = false});
   }
-  mpi::detail::check(PMPI_Comm_set_attr(comm, keyval, state.get()), "MPI_Comm_set_attr");
+  mpi::check(PMPI_Comm_set_attr(comm, keyval, state.get()), "MPI_Comm_set_attr");
   const std::lock_guard<std::mutex> lock(g.mutex);
   g.live.insert(state.get());
   return *state.release();
 }
 
-CommState* find_state(MPI_Comm comm) {
+CommAttribute* find_state(MPI_Comm comm) {
   int keyval = MPI_KEYVAL_INVALID;
   {
     const std::lock_guard<std::mutex> lock(globals().mutex);
@@ -218,7 +208,7 @@ CommState* find_state(MPI_Comm comm) {
   void* value = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(comm, keyval, &value, &found) != MPI_SUCCESS || found == 0) return nullptr;
-  return static_cast<CommState*>(value);
+  return static_cast<CommAttribute*>(value);
 }
 
 long live_states() {
@@ -278,9 +268,9 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
     Selection selection = select_algorithm(info, "");
     // `auto` on a site the arrival runtime tracks: the snapshot of this call, then `auto` again
     // with it. The same on every rank: the environment, the site and the snapshot are shared.
-    if (selection.requested == "auto" && size() > 1 && arrival::applies(collective_)) {
-      auto snapshot = arrival::at_call(state_, collective_, bytes, site_comm_);
-      auto spread = arrival::spread(state_, collective_, bytes);
+    if (selection.requested == "auto" && size() > 1 && prediction::applies(collective_)) {
+      auto snapshot = prediction::at_call(state_, collective_, bytes, site_comm_);
+      auto spread = prediction::spread(state_, collective_, bytes);
       if (snapshot || spread) {
         if (snapshot) options_.hints.set(std::move(snapshot));
         // Arrivals spread at random (nobody predicts them): an arrival-reactive algorithm.

@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "../mpi/internal.hpp"
 #include "pmpi.hpp"
+#include "ragged/mpi.hpp"
 
 namespace ragged::pmpi {
 
 namespace {
 
-using mpi::detail::check;
+using mpi::check;
 
 /// Elements of `type` that one MPI_Pack or MPI_Unpack takes (its byte counts are int).
 std::size_t chunk_of(const TypeInfo& type) {
@@ -260,7 +260,7 @@ bool reduction_of(MPI_Datatype type, MPI_Op op, Reduction& out, const char*& why
   // The operator sees the program's own datatype, as under the MPI library's collectives.
   ReduceOp::Function fn = [op, type, extent = info.extent](const void* in, void* inout, std::size_t count, DataType) {
     for (std::size_t done = 0; done < count;) {
-      const std::size_t n = std::min(count - done, mpi::detail::max_count);
+      const std::size_t n = std::min(count - done, mpi::max_count);
       const auto at = static_cast<MPI_Aint>(done) * extent;
       check(PMPI_Reduce_local(offset(in, at), offset(inout, at), static_cast<int>(n), type, op), "MPI_Reduce_local");
       done += n;

@@ -1,5 +1,5 @@
-// libragged_pmpi.so: arrival awareness without source changes (arrival.hpp, docs/pmpi.md).
-#include "arrival.hpp"
+// libragged_pmpi.so: arrival prediction per call site for `auto` (site_prediction.hpp, docs/pmpi.md).
+#include "site_prediction.hpp"
 
 #include <algorithm>
 #include <array>
@@ -15,10 +15,10 @@
 #include <tuple>
 #include <vector>
 
-#include "../mpi/internal.hpp"
 #include "pmpi.hpp"
+#include "ragged/mpi.hpp"
 
-namespace ragged::pmpi::arrival {
+namespace ragged::pmpi::prediction {
 
 std::atomic<int> communicators{0};
 
@@ -174,13 +174,13 @@ bool applies(Collective collective) {
   return true;
 }
 
-std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective collective, std::size_t bytes,
+std::shared_ptr<const ArrivalSnapshot> at_call(CommAttribute& state, Collective collective, std::size_t bytes,
                                                Comm*& site_comm) {
-  if (!state.arrival) {
-    state.arrival = std::shared_ptr<State>(new State(), &destroy);
+  if (!state.prediction) {
+    state.prediction = std::shared_ptr<State>(new State(), &destroy);
     communicators.fetch_add(1);
   }
-  State& a = *state.arrival;
+  State& a = *state.prediction;
   const Key key{static_cast<int>(collective), bytes};
   auto it = a.sites.find(key);
   if (it == a.sites.end()) {
@@ -215,8 +215,7 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
     site.segment =
         collective == Collective::allreduce ? bytes / static_cast<std::size_t>(std::max(1, state.comm->size())) : bytes;
     options.probe_bytes = std::clamp<std::size_t>(site.segment, 4096, std::size_t{1} << 20);
-    site.comm = std::make_unique<mpi::detail::MpiComm>(
-        state.user, mpi::detail::MpiCommOptions{.require_thread_multiple = true, .copy_attributes = false});
+    site.comm = mpi::make_comm(state.user, mpi::CommOptions{.require_thread_multiple = true, .copy_attributes = false});
     site.monitor = std::make_unique<Monitor>(*site.comm, options);
     if (!a.link) a.link = site.monitor->link();
     setup = state.comm->runtime().now() - entry;
@@ -261,10 +260,10 @@ std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective coll
   return snapshot;
 }
 
-std::shared_ptr<const ArrivalSpread> spread(CommState& state, Collective collective, std::size_t bytes) {
-  if (!state.arrival) return nullptr;
-  const auto it = state.arrival->sites.find(Key{static_cast<int>(collective), bytes});
-  if (it == state.arrival->sites.end() || !it->second.monitor) return nullptr;
+std::shared_ptr<const ArrivalSpread> spread(CommAttribute& state, Collective collective, std::size_t bytes) {
+  if (!state.prediction) return nullptr;
+  const auto it = state.prediction->sites.find(Key{static_cast<int>(collective), bytes});
+  if (it == state.prediction->sites.end() || !it->second.monitor) return nullptr;
   const Site& site = it->second;
   // What the schedules resolve, as for the predictions (predicts()): a block's tau, or 5 ms.
   if (!(site.spread >= std::max(5 * min_omega(), site.spread_link.tau(site.segment)))) return nullptr;
@@ -272,9 +271,9 @@ std::shared_ptr<const ArrivalSpread> spread(CommState& state, Collective collect
 }
 
 void after_slow(MPI_Comm comm) {
-  CommState* state = find_state(comm);
-  if (state == nullptr || !state->arrival) return;
-  State& a = *state->arrival;
+  CommAttribute* state = find_state(comm);
+  if (state == nullptr || !state->prediction) return;
+  State& a = *state->prediction;
   ++a.exits;
   a.last_exit = state->comm->runtime().now();
   a.exited = true;
@@ -320,4 +319,4 @@ void finalize_all() {
   }
 }
 
-}  // namespace ragged::pmpi::arrival
+}  // namespace ragged::pmpi::prediction

@@ -1,4 +1,4 @@
-// libragged_pmpi.so: arrival awareness without source changes (docs/pmpi.md, "Arrival awareness").
+// libragged_pmpi.so: arrival prediction per call site, without source changes (docs/pmpi.md, "Arrival awareness").
 //
 // For every call site (communicator, collective, bytes) of an allgather or allreduce that
 // selection runs as `auto`, the library keeps a Monitor of the arrival runtime (ragged/arrival.hpp)
@@ -32,9 +32,9 @@
 
 namespace ragged::pmpi {
 
-struct CommState;
+struct CommAttribute;
 
-namespace arrival {
+namespace prediction {
 
 /// How many communicators have an arrival State: the exit hook does nothing while it is 0.
 extern std::atomic<int> communicators;
@@ -48,14 +48,15 @@ extern std::atomic<int> communicators;
 /// null while the site is not tracked (its first call; or the communicator has its maximum of
 /// tracked sites). Collective over the communicator: it may make the site's monitor. When it
 /// returns a snapshot, `site_comm` is the Comm the call must run on.
-[[nodiscard]] std::shared_ptr<const ArrivalSnapshot> at_call(CommState& state, Collective collective, std::size_t bytes,
-                                                             Comm*& site_comm);
+[[nodiscard]] std::shared_ptr<const ArrivalSnapshot> at_call(CommAttribute& state, Collective collective,
+                                                             std::size_t bytes, Comm*& site_comm);
 
 /// The spread hint of the site (`collective`, `bytes`) for `auto` (ArrivalSpread): the arrivals
 /// of its last exchanged snapshot were spread by at least a block's tau (and 5 ms); null
 /// otherwise. The same on every rank (it comes from the snapshots). Call after at_call();
 /// `auto` acts on it only when the call has no usable (imbalanced) snapshot.
-[[nodiscard]] std::shared_ptr<const ArrivalSpread> spread(CommState& state, Collective collective, std::size_t bytes);
+[[nodiscard]] std::shared_ptr<const ArrivalSpread> spread(CommAttribute& state, Collective collective,
+                                                          std::size_t bytes);
 
 /// The exit hook of every collective the library defines: `comm`'s collective returned `rc`.
 void after_slow(MPI_Comm comm);
@@ -69,10 +70,10 @@ inline int after(MPI_Comm comm, int rc) {
 /// collective over its communicator; the order is the same on every rank of it).
 void finalize_all();
 
-/// The communicator's arrival state: its sites and their monitors (arrival.cpp).
+/// The communicator's arrival state: its sites and their monitors (site_prediction.cpp).
 struct State;
-/// Frees `state` (its monitors first, collectively); used by CommState's shared_ptr.
+/// Frees `state` (its monitors first, collectively); used by CommAttribute's shared_ptr.
 void destroy(State* state);
 
-}  // namespace arrival
+}  // namespace prediction
 }  // namespace ragged::pmpi
