@@ -1,0 +1,106 @@
+// What the MPI_ entry points of collectives.cpp and collectives_v.cpp share (docs/pmpi.md):
+// checks of counts, datatypes and roots before a call goes to ragged, and the entry point's
+// frame (routed, recorded for the report, seen by the arrival prediction's exit hook).
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+
+#include "pmpi.hpp"
+#include "ragged/collectives.hpp"
+#include "site_prediction.hpp"
+
+namespace ragged::pmpi::routing {
+
+/// Bytes of `count` elements of `type`; the datatype is looked at only for a non-zero count (a
+/// rank may pass anything with a zero count). False for a negative count or a datatype ragged
+/// cannot move.
+inline bool bytes_of(int count, MPI_Datatype type, TypeInfo& info, std::size_t& bytes) {
+  if (count < 0) return false;
+  if (count == 0) {
+    info = TypeInfo{};
+    info.dense = true;
+    bytes = 0;
+    return true;
+  }
+  if (!describe(type, info) || !movable(info)) return false;
+  bytes = static_cast<std::size_t>(count) * info.size;
+  return true;
+}
+
+/// The datatype of a v-collective's side whose counts are `counts`: described when one is
+/// non-zero (and then it must be movable).
+inline bool type_of_blocks(std::span<const int> counts, MPI_Datatype type, TypeInfo& info) {
+  const bool any = std::any_of(counts.begin(), counts.end(), [](int c) { return c != 0; });
+  if (!any) {
+    info = TypeInfo{};
+    info.dense = true;
+    return true;
+  }
+  return describe(type, info) && movable(info);
+}
+
+inline bool valid_root(const Call& call, int root) { return root >= 0 && root < call.size(); }
+
+/// The equal blocks of an allgather or alltoall: `block` bytes per rank, received as
+/// `recvcount` of `recvtype` and, unless `in_place`, sent as `sendcount` of `sendtype`. Returns
+/// false, after noting why, when the MPI library must run the call, or when selection does not
+/// choose ragged.
+inline bool equal_blocks(Call& call, bool in_place, int sendcount, MPI_Datatype sendtype, TypeInfo& st, int recvcount,
+                         MPI_Datatype recvtype, TypeInfo& rt, std::size_t& block) {
+  std::size_t sent = 0;
+  if (!bytes_of(recvcount, recvtype, rt, block)) return call.fallback("datatype or count");
+  if (block == 0) return call.fallback("zero bytes");
+  if (!in_place && (!bytes_of(sendcount, sendtype, st, sent) || sent != block)) {
+    return call.fallback("send and receive sizes differ");
+  }
+  return call.selects_ragged(block);
+}
+
+/// `count` elements of `type` at `buf` packed into the call's send staging buffer (scratch 1).
+inline const std::byte* staged_send(Call& call, const void* buf, std::size_t count, const TypeInfo& type) {
+  std::byte* staged = call.scratch(1, count * type.size).data();
+  pack(buf, count, type, staged, call.handle());
+  return staged;
+}
+
+inline int native_outcome(int code) {
+  note_last("native");
+  return code;
+}
+
+inline std::byte* bytes(void* p) { return static_cast<std::byte*>(p); }
+inline const void* in_place_or(const void* buf) { return buf == MPI_IN_PLACE ? in_place : buf; }
+
+// ------------------------------------------------------------------ the MPI_ entry points
+//
+// Each routes the call and, when RAGGED_REPORT is set, records it (report.hpp): its site (the
+// block, message or vector size that every rank shares, the root) and the bytes this rank hands
+// in. With the report off, the entry point is one branch and the routing.
+
+using report::bytes_of;
+using report::CallRecord;
+using report::Kind;
+
+/// Sum of `counts[0..n)` elements of `type` (a v-collective's side).
+inline long long bytes_of_blocks(const int* counts, int n, MPI_Datatype type) {
+  if (counts == nullptr) return 0;
+  long long elements = 0;
+  for (int i = 0; i < n; ++i) elements += counts[i] > 0 ? counts[i] : 0;
+  return bytes_of(elements, type);
+}
+
+/// Whether this rank is the root of a rooted collective (MPI_ROOT on an intercommunicator).
+inline bool is_root(const CallRecord& c, int root) { return c.inter ? root == MPI_ROOT : c.rank == root; }
+
+/// The entry point's work: routed, recorded for the report, and seen by the arrival runtime's
+/// exit hook (site_prediction.hpp: one load and one branch while no communicator tracks arrivals).
+template <class Body, class Describe>
+inline int entry(Kind kind, MPI_Comm comm, Body&& body, Describe&& describe) {
+  return prediction::after(comm, report::recorded(kind, comm, body, describe));
+}
+
+}  // namespace ragged::pmpi::routing

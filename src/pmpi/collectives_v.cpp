@@ -1,0 +1,278 @@
+// libragged_pmpi.so: the collectives whose blocks are per peer: MPI_Gatherv, MPI_Scatterv,
+// MPI_Alltoall and MPI_Alltoallv (collectives.cpp says how a call is routed).
+#include <climits>
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "collectives.hpp"
+
+using ragged::Collective;
+using ragged::DataType;
+namespace pmpi = ragged::pmpi;
+using pmpi::Blocks;
+using pmpi::Call;
+using pmpi::Route;
+using pmpi::TypeInfo;
+using namespace ragged::pmpi::routing;
+
+namespace {
+
+/// One side of a v-collective (`counts[i]` elements of `type` at `displs[i]` in `buf`) as Blocks
+/// for dispatch, staged in `scratch` when not in place: null, or why ragged cannot move it.
+const char* lay_out_side(std::span<const int> counts, const int displs[], MPI_Datatype type, const void* buf,
+                         std::vector<std::byte>& scratch, TypeInfo& info, Blocks& blocks) {
+  if (!type_of_blocks(counts, type, info)) return "datatype";
+  if (!pmpi::lay_out(counts, std::span<const int>(displs, counts.size()), info, buf, scratch, blocks)) return "counts";
+  return nullptr;
+}
+
+/// The checks gatherv and scatterv share: `count` elements of `type` is the block every rank
+/// has (gatherv: what it sends; scatterv: what it receives, `bytes` of it), `counts` and
+/// `displs` the root's blocks in `buf` (laid out into `blocks`, staged in scratch buffer
+/// `scratch`); `in_place` is the root's own block. Returns false, after noting why, when the MPI
+/// library must run the call, or when selection does not choose ragged.
+bool rooted_blocks(Call& call, int root, bool in_place, int count, MPI_Datatype type, TypeInfo& info,
+                   std::size_t& bytes, const int counts[], const int displs[], MPI_Datatype blocks_type,
+                   const void* buf, int scratch, TypeInfo& blocks_info, Blocks& blocks) {
+  if (!valid_root(call, root)) return call.fallback("root");
+  const bool at_root = call.rank() == root;
+  if (in_place && !at_root) return call.fallback("MPI_IN_PLACE at a non-root");
+  if (!in_place && !bytes_of(count, type, info, bytes)) return call.fallback("datatype or count");
+  if (bytes > static_cast<std::size_t>(INT_MAX)) return call.fallback("more than INT_MAX bytes");
+  if (at_root) {
+    if (counts == nullptr || displs == nullptr) return call.fallback("null counts");
+    const std::span<const int> sizes(counts, static_cast<std::size_t>(call.size()));
+    const char* why = lay_out_side(sizes, displs, blocks_type, buf, call.scratch(scratch, 0), blocks_info, blocks);
+    if (why != nullptr) return call.fallback(why);
+  }
+  return call.selects_ragged(0);
+}
+
+int route_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const auto native = [&] {
+    return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  };
+  if (pmpi::route(Collective::gatherv) == Route::native) return native_outcome(native());
+  return pmpi::run(
+      Collective::gatherv, comm,
+      [&](Call& call) {
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        TypeInfo st;
+        std::size_t sent = 0;
+        TypeInfo rt;
+        Blocks blocks;
+        if (!rooted_blocks(call, root, in_place, sendcount, sendtype, st, sent, recvcounts, displs, recvtype, recvbuf,
+                           0, rt, blocks)) {
+          return false;
+        }
+        const bool at_root = call.rank() == root;
+        const auto p = static_cast<std::size_t>(call.size());
+        const void* send = sendbuf;
+        if (in_place) {
+          send = ragged::in_place;
+          const auto r = static_cast<std::size_t>(root);
+          if (blocks.staged && blocks.counts[r] > 0) {
+            pmpi::pack(pmpi::offset(recvbuf, static_cast<MPI_Aint>(displs[r]) * rt.extent),
+                       static_cast<std::size_t>(recvcounts[r]), rt, blocks.base + blocks.displs[r], call.handle());
+          }
+        } else if (!st.dense) {
+          send = staged_send(call, sendbuf, static_cast<std::size_t>(sendcount), st);
+        }
+        const int sent_bytes = static_cast<int>(sent);
+        if (!at_root) {
+          call.ran(
+              ragged::gatherv(call.comm(), send, sent_bytes, nullptr, {}, {}, DataType::byte, root, call.options()));
+          return true;
+        }
+        call.ran(ragged::gatherv(call.comm(), send, sent_bytes, blocks.base, blocks.counts, blocks.displs,
+                                 DataType::byte, root, call.options()));
+        if (blocks.staged) {
+          pmpi::unpack_blocks(blocks, std::span<const int>(recvcounts, p), std::span<const int>(displs, p), rt, recvbuf,
+                              call.handle());
+        }
+        return true;
+      },
+      native);
+}
+
+int route_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  const auto native = [&] {
+    return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  };
+  if (pmpi::route(Collective::scatterv) == Route::native) return native_outcome(native());
+  return pmpi::run(
+      Collective::scatterv, comm,
+      [&](Call& call) {
+        const bool in_place = recvbuf == MPI_IN_PLACE;
+        TypeInfo rt;
+        std::size_t received = 0;
+        TypeInfo st;
+        Blocks blocks;
+        if (!rooted_blocks(call, root, in_place, recvcount, recvtype, rt, received, sendcounts, displs, sendtype,
+                           sendbuf, 1, st, blocks)) {
+          return false;
+        }
+        const bool at_root = call.rank() == root;
+        const auto p = static_cast<std::size_t>(call.size());
+        if (blocks.staged) {
+          pmpi::pack_blocks(blocks, std::span<const int>(sendcounts, p), std::span<const int>(displs, p), st, sendbuf,
+                            call.handle());
+        }
+        void* recv = in_place ? const_cast<void*>(ragged::in_place) : recvbuf;
+        if (!in_place && !rt.dense) recv = call.scratch(0, received).data();
+        const int received_bytes = static_cast<int>(received);
+        if (at_root) {
+          call.ran(ragged::scatterv(call.comm(), blocks.base, blocks.counts, blocks.displs, recv, received_bytes,
+                                    DataType::byte, root, call.options()));
+        } else {
+          call.ran(ragged::scatterv(call.comm(), nullptr, {}, {}, recv, received_bytes, DataType::byte, root,
+                                    call.options()));
+        }
+        if (!in_place && !rt.dense) {
+          pmpi::unpack(static_cast<const std::byte*>(recv), static_cast<std::size_t>(recvcount), rt, recvbuf,
+                       call.handle());
+        }
+        return true;
+      },
+      native);
+}
+
+int route_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm) {
+  const auto native = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
+  if (pmpi::route(Collective::alltoall) == Route::native) return native_outcome(native());
+  return pmpi::run(
+      Collective::alltoall, comm,
+      [&](Call& call) {
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        TypeInfo rt;
+        TypeInfo st;
+        std::size_t block = 0;
+        if (!equal_blocks(call, in_place, sendcount, sendtype, st, recvcount, recvtype, rt, block)) return false;
+        const auto p = static_cast<std::size_t>(call.size());
+        std::byte* recv = rt.dense ? bytes(recvbuf) : call.scratch(0, p * block).data();
+        const void* send = sendbuf;
+        if (in_place) {
+          send = ragged::in_place;
+          if (!rt.dense) {
+            send = staged_send(call, recvbuf, p * static_cast<std::size_t>(recvcount), rt);
+          }
+        } else if (!st.dense) {
+          send = staged_send(call, sendbuf, p * static_cast<std::size_t>(sendcount), st);
+        }
+        call.ran(ragged::alltoall(call.comm(), send, recv, block, DataType::byte, call.options()));
+        if (!rt.dense) pmpi::unpack(recv, p * static_cast<std::size_t>(recvcount), rt, recvbuf, call.handle());
+        return true;
+      },
+      native);
+}
+
+int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const auto native = [&] {
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  };
+  if (pmpi::route(Collective::alltoallv) == Route::native) return native_outcome(native());
+  return pmpi::run(
+      Collective::alltoallv, comm,
+      [&](Call& call) {
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        const auto p = static_cast<std::size_t>(call.size());
+        if (recvcounts == nullptr || rdispls == nullptr) return call.fallback("null counts");
+        if (!in_place && (sendcounts == nullptr || sdispls == nullptr)) return call.fallback("null counts");
+        const std::span<const int> rcounts(recvcounts, p);
+        const std::span<const int> rdisp(rdispls, p);
+        TypeInfo rt;
+        Blocks recv;
+        const char* why = lay_out_side(rcounts, rdispls, recvtype, recvbuf, call.scratch(0, 0), rt, recv);
+        if (why != nullptr) return call.fallback(why);
+        TypeInfo st;
+        Blocks send;
+        if (!in_place) {
+          why = lay_out_side(std::span<const int>(sendcounts, p), sdispls, sendtype, sendbuf, call.scratch(1, 0), st,
+                             send);
+          if (why != nullptr) return call.fallback(why);
+        }
+        if (!call.selects_ragged(0)) return false;
+        const void* send_base = ragged::in_place;
+        if (in_place) {
+          // MPI takes the data from the receive buffer: stage it where the results will land.
+          if (recv.staged) pmpi::pack_blocks(recv, rcounts, rdisp, rt, recvbuf, call.handle());
+          send = recv;
+        } else {
+          if (send.staged) {
+            pmpi::pack_blocks(send, std::span<const int>(sendcounts, p), std::span<const int>(sdispls, p), st, sendbuf,
+                              call.handle());
+          }
+          send_base = send.base;
+        }
+        call.ran(ragged::alltoallv(call.comm(), send_base, send.counts, send.displs, recv.base, recv.counts,
+                                   recv.displs, DataType::byte, call.options()));
+        if (recv.staged) pmpi::unpack_blocks(recv, rcounts, rdisp, rt, recvbuf, call.handle());
+        return true;
+      },
+      native);
+}
+}  // namespace
+
+extern "C" {
+
+RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                                   MPI_Comm comm) {
+  return entry(
+      Kind::gatherv, comm,
+      [&] { return route_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
+      [&](CallRecord& c) {
+        c.root = root;
+        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+        long long sent = bytes_of(sendcount, sendtype);
+        if (sendbuf == MPI_IN_PLACE) sent = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], recvtype) : 0;
+        c.contributed = static_cast<unsigned long long>(sends ? sent : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                    MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    int root, MPI_Comm comm) {
+  return entry(
+      Kind::scatterv, comm,
+      [&] { return route_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
+      [&](CallRecord& c) {
+        c.root = root;
+        c.contributed =
+            static_cast<unsigned long long>(is_root(c, root) ? bytes_of_blocks(sendcounts, c.size, sendtype) : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return entry(
+      Kind::alltoall, comm,
+      [&] { return route_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
+      [&](CallRecord& c) {
+        c.bytes = bytes_of(recvcount, recvtype);
+        const long long block = sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype);
+        c.contributed = static_cast<unsigned long long>(c.size * block);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                     MPI_Datatype recvtype, MPI_Comm comm) {
+  return entry(
+      Kind::alltoallv, comm,
+      [&] {
+        return route_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+      },
+      [&](CallRecord& c) {
+        c.contributed =
+            static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? bytes_of_blocks(recvcounts, c.size, recvtype)
+                                                                    : bytes_of_blocks(sendcounts, c.size, sendtype));
+      });
+}
+
+}  // extern "C"
