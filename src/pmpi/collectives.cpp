@@ -59,8 +59,7 @@ bool rooted_block(Call& call, int root, bool in_place, int local_count, MPI_Data
 int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  if (pmpi::route(Collective::allgather) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::allgather, comm,
       [&](Call& call) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -102,8 +101,7 @@ int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 
 int route_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); };
-  if (pmpi::route(Collective::allreduce) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::allreduce, comm,
       [&](Call& call) {
         if (count <= 0) return call.fallback(count == 0 ? "zero count" : "negative count");
@@ -123,8 +121,7 @@ int route_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 int route_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm) {
   const auto native = [&] { return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm); };
-  if (pmpi::route(Collective::reduce) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::reduce, comm,
       [&](Call& call) {
         if (!valid_root(call, root)) return call.fallback("root");
@@ -144,8 +141,7 @@ int route_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
 
 int route_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Bcast(buffer, count, datatype, root, comm); };
-  if (pmpi::route(Collective::bcast) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::bcast, comm,
       [&](Call& call) {
         if (!valid_root(call, root)) return call.fallback("root");
@@ -173,8 +169,7 @@ int route_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
   const auto native = [&] {
     return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
-  if (pmpi::route(Collective::gather) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::gather, comm,
       [&](Call& call) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -213,8 +208,7 @@ int route_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const auto native = [&] {
     return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
-  if (pmpi::route(Collective::scatter) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::scatter, comm,
       [&](Call& call) {
         const bool in_place = recvbuf == MPI_IN_PLACE;

@@ -72,6 +72,14 @@ inline int native_outcome(int code) {
   return code;
 }
 
+/// The frame of an MPI_ entry point's routing: `native()` when route() says so, else
+/// run(collective, comm, body, native) (pmpi.hpp).
+template <class Body, class Native>
+int routed(Collective collective, MPI_Comm comm, Body&& body, Native&& native) {
+  if (route(collective) == Route::native) return native_outcome(native());
+  return run(collective, comm, body, native);
+}
+
 inline std::byte* bytes(void* p) { return static_cast<std::byte*>(p); }
 inline const void* in_place_or(const void* buf) { return buf == MPI_IN_PLACE ? in_place : buf; }
 

@@ -54,8 +54,7 @@ int route_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
   const auto native = [&] {
     return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   };
-  if (pmpi::route(Collective::gatherv) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::gatherv, comm,
       [&](Call& call) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -102,8 +101,7 @@ int route_scatterv(const void* sendbuf, const int sendcounts[], const int displs
   const auto native = [&] {
     return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   };
-  if (pmpi::route(Collective::scatterv) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::scatterv, comm,
       [&](Call& call) {
         const bool in_place = recvbuf == MPI_IN_PLACE;
@@ -143,8 +141,7 @@ int route_scatterv(const void* sendbuf, const int sendcounts[], const int displs
 int route_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); };
-  if (pmpi::route(Collective::alltoall) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::alltoall, comm,
       [&](Call& call) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -175,8 +172,7 @@ int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
   const auto native = [&] {
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   };
-  if (pmpi::route(Collective::alltoallv) == Route::native) return native_outcome(native());
-  return pmpi::run(
+  return routed(
       Collective::alltoallv, comm,
       [&](Call& call) {
         const bool in_place = sendbuf == MPI_IN_PLACE;
