@@ -76,6 +76,11 @@ class MpiComm final : public Comm {
   ThreadRuntime runtime_;
 };
 
+/// Throws InvalidArgument(argument) unless notification `id` is among a window's `notifications`.
+void check_notification(int id, int notifications, const char* argument);
+/// Throws InvalidArgument unless `first` and the `count` slots from it are among `notifications`.
+void check_notifications(int first, int count, int notifications);
+
 /// Creates the window of MpiComm::create_window (collective over `comm`): MPI-3 RMA, or the
 /// emulated window when RMA is unavailable or RAGGED_WINDOW says so (docs/backends/mpi.md).
 std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications);

@@ -20,6 +20,22 @@
 
 namespace ragged::mpi::detail {
 
+void check_notification(int id, int notifications, const char* argument) {
+  if (id < 0 || id >= notifications) {
+    throw InvalidArgument(argument,
+                          "notification " + std::to_string(id) + " is outside 0.." + std::to_string(notifications - 1));
+  }
+}
+
+void check_notifications(int first, int count, int notifications) {
+  check_notification(first, notifications, "first");
+  if (count < 1 || count > notifications - first) {
+    throw InvalidArgument("count", "slots " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
+                                       " are not all among the window's " + std::to_string(notifications) +
+                                       " notifications");
+  }
+}
+
 namespace {
 
 constexpr std::size_t slot_bytes = sizeof(std::uint64_t);
@@ -84,7 +100,7 @@ class MpiWindow final : public Window {
     }
     if (data == nullptr && size != 0)
       throw InvalidArgument("data", "null buffer for " + std::to_string(size) + " bytes");
-    check_id(id, "id");
+    check_notification(id, notifications_, "id");
     if (value == 0) throw InvalidArgument("value", "a notification value must be non-zero");
 
     // MPI counts are int: larger writes go in chunks, all completed by the flush below.
@@ -103,12 +119,7 @@ class MpiWindow final : public Window {
   }
 
   int notify_wait_some(int first, int count, Timeout timeout) override {
-    check_id(first, "first");
-    if (count < 1 || count > notifications_ - first) {
-      throw InvalidArgument("count", "slots " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
-                                         " are not all among the window's " + std::to_string(notifications_) +
-                                         " notifications");
-    }
+    check_notifications(first, count, notifications_);
     ThreadRuntime clock;
     const double deadline = timeout ? clock.now() + *timeout : 0.0;
     std::vector<std::uint64_t> values(static_cast<std::size_t>(count));
@@ -132,7 +143,7 @@ class MpiWindow final : public Window {
   }
 
   std::uint64_t notify_reset(int id) override {
-    check_id(id, "id");
+    check_notification(id, notifications_, "id");
     const std::uint64_t zero = 0;
     std::uint64_t old = 0;
     check(MPI_Fetch_and_op(&zero, &old, MPI_UINT64_T, rank_, slot(id), MPI_REPLACE, win_), "MPI_Fetch_and_op");
@@ -143,13 +154,6 @@ class MpiWindow final : public Window {
   void flush() override { check(MPI_Win_flush_all(win_), "MPI_Win_flush_all"); }
 
  private:
-  void check_id(int id, const char* argument) const {
-    if (id < 0 || id >= notifications_) {
-      throw InvalidArgument(
-          argument, "notification " + std::to_string(id) + " is outside 0.." + std::to_string(notifications_ - 1));
-    }
-  }
-
   [[nodiscard]] MPI_Aint slot(int id) const {
     return notify_offset_ + static_cast<MPI_Aint>(static_cast<std::size_t>(id) * slot_bytes);
   }

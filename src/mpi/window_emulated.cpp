@@ -130,7 +130,7 @@ class EmulatedWindow final : public Window {
     }
     if (data == nullptr && size != 0)
       throw InvalidArgument("data", "null buffer for " + std::to_string(size) + " bytes");
-    check_id(id, "id");
+    check_notification(id, notifications_, "id");
     if (value == 0) throw InvalidArgument("value", "a notification value must be non-zero");
     // Messages of at most 1 GiB (MPI counts are int); only the last carries the notification.
     constexpr std::size_t chunk = std::size_t{1} << 30;
@@ -157,12 +157,7 @@ class EmulatedWindow final : public Window {
   }
 
   int notify_wait_some(int first, int count, Timeout timeout) override {
-    check_id(first, "first");
-    if (count < 1 || count > notifications_ - first) {
-      throw InvalidArgument("count", "slots " + std::to_string(first) + ".." + std::to_string(first + count - 1) +
-                                         " are not all among the window's " + std::to_string(notifications_) +
-                                         " notifications");
-    }
+    check_notifications(first, count, notifications_);
     std::unique_lock<std::mutex> lock(mutex_);
     const auto ready = [&] {
       if (error_) return true;
@@ -188,7 +183,7 @@ class EmulatedWindow final : public Window {
   }
 
   std::uint64_t notify_reset(int id) override {
-    check_id(id, "id");
+    check_notification(id, notifications_, "id");
     const std::lock_guard<std::mutex> lock(mutex_);
     return std::exchange(slots_[static_cast<std::size_t>(id)], 0);
   }
@@ -209,13 +204,6 @@ class EmulatedWindow final : public Window {
     std::vector<std::byte> bytes;
     MPI_Request request = MPI_REQUEST_NULL;
   };
-
-  void check_id(int id, const char* argument) const {
-    if (id < 0 || id >= notifications_) {
-      throw InvalidArgument(
-          argument, "notification " + std::to_string(id) + " is outside 0.." + std::to_string(notifications_ - 1));
-    }
-  }
 
   void rethrow() {
     const std::lock_guard<std::mutex> lock(mutex_);

@@ -23,6 +23,18 @@ std::size_t chunk_of(const TypeInfo& type) {
   return std::max<std::size_t>(1, static_cast<std::size_t>(INT_MAX) / std::max<std::size_t>(1, type.size));
 }
 
+/// Calls `step(done, n)` for `count` elements of `type` in consecutive chunks of n <= chunk_of(type)
+/// elements, `done` elements before each.
+template <class Step>
+void by_chunks(std::size_t count, const TypeInfo& type, Step&& step) {
+  const std::size_t chunk = chunk_of(type);
+  for (std::size_t done = 0; done < count;) {
+    const std::size_t n = std::min(chunk, count - done);
+    step(done, n);
+    done += n;
+  }
+}
+
 enum class Family { c_integer, floating, logical, byte, pair, other };
 
 struct Predefined {
@@ -199,16 +211,13 @@ void pack(const void* buf, std::size_t count, const TypeInfo& type, std::byte* o
     std::memcpy(out, buf, count * type.size);
     return;
   }
-  const std::size_t chunk = chunk_of(type);
-  for (std::size_t done = 0; done < count;) {
-    const std::size_t n = std::min(chunk, count - done);
+  by_chunks(count, type, [&](std::size_t done, std::size_t n) {
     int position = 0;
     std::byte* const to = out + done * type.size;
     const Addressed from(offset(buf, static_cast<MPI_Aint>(done) * type.extent), static_cast<int>(n), type.type, to);
     check(PMPI_Pack(from.address(), from.count(), from.type(), to, static_cast<int>(n * type.size), &position, comm),
           "MPI_Pack");
-    done += n;
-  }
+  });
 }
 
 void unpack(const std::byte* in, std::size_t count, const TypeInfo& type, void* buf, MPI_Comm comm) {
@@ -217,16 +226,13 @@ void unpack(const std::byte* in, std::size_t count, const TypeInfo& type, void* 
     std::memcpy(buf, in, count * type.size);
     return;
   }
-  const std::size_t chunk = chunk_of(type);
-  for (std::size_t done = 0; done < count;) {
-    const std::size_t n = std::min(chunk, count - done);
+  by_chunks(count, type, [&](std::size_t done, std::size_t n) {
     int position = 0;
     const std::byte* const from = in + done * type.size;
     const Addressed to(offset(buf, static_cast<MPI_Aint>(done) * type.extent), static_cast<int>(n), type.type, from);
     check(PMPI_Unpack(from, static_cast<int>(n * type.size), &position, to.address(), to.count(), to.type(), comm),
           "MPI_Unpack");
-    done += n;
-  }
+  });
 }
 
 bool reduction_of(MPI_Datatype type, MPI_Op op, Reduction& out, const char*& why) {
