@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cctype>
 #include <climits>
 #include <cstddef>
 #include <cstdio>
@@ -320,29 +321,18 @@ int class_of(int code) {
 }
 
 const char* function_name(Collective collective) {
-  switch (collective) {
-    case Collective::allgather:
-      return "MPI_Allgather";
-    case Collective::allreduce:
-      return "MPI_Allreduce";
-    case Collective::bcast:
-      return "MPI_Bcast";
-    case Collective::reduce:
-      return "MPI_Reduce";
-    case Collective::gather:
-      return "MPI_Gather";
-    case Collective::scatter:
-      return "MPI_Scatter";
-    case Collective::gatherv:
-      return "MPI_Gatherv";
-    case Collective::scatterv:
-      return "MPI_Scatterv";
-    case Collective::alltoall:
-      return "MPI_Alltoall";
-    case Collective::alltoallv:
-      return "MPI_Alltoallv";
-  }
-  return "MPI collective";
+  // "MPI_" and the collective's name (registry.hpp) with a capital: MPI_Allgather, MPI_Alltoallv.
+  static const auto names = [] {
+    std::array<std::string, std::size(all_collectives)> out;
+    for (Collective c : all_collectives) {
+      std::string name = name_of(c);
+      name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+      out[static_cast<std::size_t>(c)] = "MPI_" + name;
+    }
+    return out;
+  }();
+  const auto index = static_cast<std::size_t>(collective);
+  return index < names.size() ? names[index].c_str() : "MPI collective";
 }
 
 }  // namespace ragged::pmpi
