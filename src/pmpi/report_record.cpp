@@ -114,6 +114,16 @@ std::size_t make_record(State& s, MPI_Comm comm) {
   return index;
 }
 
+/// The report's private copy of MPI_COMM_WORLD, made at its first use (collective). It copies no
+/// attribute of the program's and needs only the caller's thread level.
+Comm& private_world(State& s) {
+  if (!s.comm) {
+    s.comm =
+        mpi::make_comm(MPI_COMM_WORLD, mpi::CommOptions{.require_thread_multiple = false, .copy_attributes = false});
+  }
+  return *s.comm;
+}
+
 }  // namespace
 
 const char* name_of(Kind kind) { return kind_names[static_cast<std::size_t>(kind)]; }
@@ -213,11 +223,7 @@ void at_init() {
   State& s = state();
   if (s.path.empty()) return;
   try {
-    if (!s.comm) {
-      s.comm =
-          mpi::make_comm(MPI_COMM_WORLD, mpi::CommOptions{.require_thread_multiple = false, .copy_attributes = false});
-    }
-    s.first = measure_offset(*s.comm);
+    s.first = measure_offset(private_world(s));
   } catch (const std::exception& e) {
     detail::failed(e.what());
   }
@@ -230,11 +236,7 @@ void at_finalize() {
     if (s.path.empty() || s.finished) return;
   }
   recording.store(false);
-  if (!s.comm) {
-    s.comm =
-        mpi::make_comm(MPI_COMM_WORLD, mpi::CommOptions{.require_thread_multiple = false, .copy_attributes = false});
-  }
-  Comm& comm = *s.comm;
+  Comm& comm = private_world(s);
   s.last = measure_offset(comm);
   const LinkModel link = measure_link(comm, tag_link, link_probe, link_rounds);
   const MPI_Comm handle = mpi::native_handle(comm);
