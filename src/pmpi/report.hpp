@@ -1,7 +1,7 @@
 // RAGGED_REPORT (docs/pmpi.md, "Report"): what libragged_pmpi.so records per call site while a
 // program runs, and the report that MPI_Finalize writes. The hot path is here (inline): with the
 // variable unset, an intercepted call pays one load and one branch; everything else is in
-// report.cpp.
+// report_record.cpp, report_merge.cpp and report_write.cpp (report_internal.hpp).
 //
 //   MPI_Xxx(args)  ->  recorded(kind, comm, body, describe)
 //     report off: body()
