@@ -1,7 +1,7 @@
 // Internals of libragged_pmpi.so (docs/pmpi.md): what the MPI_ entry points of
-// collectives.cpp and collectives_v.cpp share. The library defines MPI_Allgather & co., decides per call whether
-// ragged or the MPI library runs it, and keeps ragged's Comm on each communicator as an
-// attribute. Nothing here is visible outside the library.
+// collectives.cpp and collectives_v.cpp share. The library defines MPI_Allgather & co.,
+// decides per call whether ragged or the MPI library runs it, and keeps ragged's Comm on each
+// communicator as an attribute. Nothing here is visible outside the library.
 #pragma once
 
 #include <mpi.h>
