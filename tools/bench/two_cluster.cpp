@@ -15,9 +15,9 @@
 #include <string>
 
 #include "options.hpp"
-#include "plans/lower_bound.hpp"
 #include "plot.hpp"
 #include "ragged/alltoall.hpp"
+#include "ragged/bounds.hpp"
 #include "ragged/clock.hpp"
 #include "ragged/counting_comm.hpp"
 #include "ragged/error.hpp"
@@ -359,7 +359,7 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
         }
       }
       const std::vector<double> per_rank =
-          plans::bound::alltoallv(std::vector<double>(n, 0.0), bytes, {link.alpha, link.beta});
+          bound::alltoallv(std::vector<double>(n, 0.0), bytes, {link.alpha, link.beta});
       bounds.push_back(*std::max_element(per_rank.begin(), per_rank.end()));
     }
   }
@@ -438,7 +438,7 @@ std::string selected_algorithm(const TwoClusterOptions& o, const BackendOptions&
   }
   call.hints = &hints;
   call.backend = b.backend;
-  return select_algorithm(call, name).algorithm->name;
+  return ragged::select(call, name).algorithm->name;
 }
 
 std::string host_label() {

@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
-#include "dispatch/state.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/push_plan.hpp"
 
@@ -75,7 +75,7 @@ void allgather_push(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
   const int me = comm.rank();
   const std::size_t block = count * size_of(type);
   if (procs == 1 || block == 0) return;
-  const std::uint64_t call = ++comm.dispatch_state().calls["allgather.push"];
+  const std::uint64_t call = internal::call_number(ctx);
   const int tag = ctx.tag(16 + static_cast<int>(call % 2));
   const std::size_t unit = push::unit_bytes(block, procs);
   const int units = push::units(block, unit);

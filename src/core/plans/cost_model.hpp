@@ -42,10 +42,10 @@
 #include <cstddef>
 #include <limits>
 
+#include "plans/cost_input.hpp"
 #include "plans/double_tree_plan.hpp"
 #include "plans/pipelined_chain_plan.hpp"
 #include "plans/prd_plan.hpp"
-#include "ragged/registry.hpp"
 
 namespace ragged::plans::cost {
 
