@@ -336,15 +336,15 @@ TEST(PrrSchedule, AutoChoosesAnArrivalAwareAllreduceOnlyWhenImbalanced) {
   };
   // tau of one segment (4 MiB / 48 ranks) is about 0.78 ms: 0.5 ms late is balanced, 5 ms is not
   Hints h1;
-  EXPECT_FALSE(select_algorithm(call_with(0.5e-3, true, h1), "auto").algorithm->restrictions.needs_arrival);
+  EXPECT_FALSE(ragged::select(call_with(0.5e-3, true, h1), "auto").algorithm->restrictions.needs_arrival);
   // 5 ms late: prd's early reduce-scatter (about 37 ms) is mostly still to do, prr wins (the sim
   // agrees: 74.1 against 74.7 ms); from 10 ms on the late rank's single exchange wins.
   for (const double late_by : {5e-3, 50e-3, 100e-3, 1.0}) {
     Hints h;
-    const std::string chosen = select_algorithm(call_with(late_by, true, h), "auto").algorithm->name;
+    const std::string chosen = ragged::select(call_with(late_by, true, h), "auto").algorithm->name;
     EXPECT_EQ(chosen, late_by < 10e-3 ? "prr" : "prd");
     Hints n;
-    EXPECT_EQ(select_algorithm(call_with(late_by, false, n), "auto").algorithm->name, "reduce_bcast");
+    EXPECT_EQ(ragged::select(call_with(late_by, false, n), "auto").algorithm->name, "reduce_bcast");
   }
 }
 

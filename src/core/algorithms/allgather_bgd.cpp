@@ -44,6 +44,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/bgd_schedule.hpp"
 #include "ragged/arrival.hpp"
@@ -129,10 +130,10 @@ void allgather_bgd(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   const ArrivalSnapshot* snapshot = ctx.arrival();
   const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
   if (schedule.ring && (snapshot == nullptr || snapshot->regular_fallback())) {
-    // Balanced arrivals (or no estimates): nothing to disseminate early. Run the best regular
-    // algorithm, NEX (which runs the ring for odd P, as Open MPI does); the agent's background
-    // had no step before the first send, so it left nothing to claim.
-    allgather_nex(ctx, sendbuf, recvbuf, count, type);
+    // Balanced arrivals (or no estimates): nothing to disseminate early. Dispatch runs the
+    // regular algorithm the list names for this case (NEX; the ring for odd P, as Open MPI
+    // does); the agent's background had no step before the first send, so it left nothing to claim.
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);
     return;
   }
   // Dispatch copied this rank's block into recvbuf.

@@ -235,9 +235,10 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   const ArrivalSnapshot* snapshot = ctx.arrival();
   if (procs == 1) return;  // dispatch copied the one block into recvbuf
   // A balanced pattern leaves nothing to absorb: the gather and broadcast would only cost more
-  // than an allgather algorithm; run NEX (the agents ran no background either; monitor.cpp).
+  // than an allgather algorithm; dispatch runs the regular one the list names for this case
+  // (NEX; the agents ran no background either; monitor.cpp).
   if (snapshot != nullptr && snapshot->size() == procs && snapshot->balanced(block)) {
-    allgather_nex(ctx, sendbuf, recvbuf, count, type);
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);
     return;
   }
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bslb", block, root);

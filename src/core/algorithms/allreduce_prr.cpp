@@ -46,6 +46,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/prr_schedule.hpp"
 #include "plans/ring_plan.hpp"
@@ -116,8 +117,9 @@ void allreduce_prr(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   internal::BackgroundSlot* slot = internal::slot_of(ctx);
   internal::BackgroundSlot* done = slot != nullptr ? slot->claim(call) : nullptr;
   if (schedule.ring) {
-    // No pre-steps: the regular ring (the background, computing the same schedule, did nothing).
-    allreduce_ring(ctx, sendbuf, recvbuf, count, type, op);
+    // No pre-steps: the regular algorithm the list names for this case, the ring (the
+    // background, computing the same schedule, did nothing).
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type, op);
     return;
   }
   // The agreed plan's messages use the epoch's tag (the agents receive on it); anything else

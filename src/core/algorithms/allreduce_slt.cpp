@@ -52,6 +52,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/pipelined_linear_plan.hpp"
 #include "plans/slt_order.hpp"
@@ -151,7 +152,7 @@ void allreduce_slt(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   internal::BackgroundSlot* slot = internal::slot_of(ctx);
   internal::BackgroundSlot* done = slot != nullptr ? slot->claim(call) : nullptr;
   if (plan.regular) {
-    allreduce_pipelined_linear(ctx, sendbuf, recvbuf, count, type, op);
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type, op);
     return;
   }
   const bool planned = slot != nullptr && slot->planned(call);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/irregular.hpp"
 
 namespace ragged {
@@ -38,10 +39,10 @@ void gatherv_padded(Context& ctx, const void* sendbuf, int sendcount, void* recv
   Context gather_ctx = ctx.sub(half, half);
   const int own = sendcount;
 
-  // allreduce's arguments as dispatch hands them over: in place (sendbuf == recvbuf),
-  // recvbuf holding this rank's operand.
+  // The allreduce that dispatch selects for one int64 (RAGGED_ALLREDUCE, the rules file or
+  // `auto`), in place, on this rank's operand.
   std::int64_t largest = own;
-  allreduce_recursive_doubling(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
+  (void)internal::dispatch_allreduce(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
   if (largest == 0) return;
   const std::size_t slot = static_cast<std::size_t>(largest) * element;
 

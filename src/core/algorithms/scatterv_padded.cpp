@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/irregular.hpp"
 
 namespace ragged {
@@ -34,11 +35,11 @@ void scatterv_padded(Context& ctx, const void* sendbuf, std::span<const int> sen
   Context allreduce_ctx = ctx.sub(0, half);
   Context scatter_ctx = ctx.sub(half, half);
 
-  // allreduce's arguments as dispatch hands them over: in place (sendbuf == recvbuf),
-  // recvbuf holding this rank's operand: its recvcount, at the root also its largest sendcount.
+  // The allreduce that dispatch selects for one int64 (RAGGED_ALLREDUCE, the rules file or
+  // `auto`), in place, on this rank's operand: its recvcount, at the root also its largest sendcount.
   std::int64_t largest = recvcount;
   if (me == root) largest = std::max<std::int64_t>(largest, *std::max_element(sendcounts.begin(), sendcounts.end()));
-  allreduce_recursive_doubling(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
+  (void)internal::dispatch_allreduce(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
   if (largest == 0) return;
   const std::size_t slot = static_cast<std::size_t>(largest) * element;
 
