@@ -68,7 +68,7 @@ struct CostInput {
   bool held_blocks = false;
 };
 /// Predicted time of one call, in seconds. For an arrival-aware algorithm: the time it still
-/// needs after the last process arrived, in seed 000's step model.
+/// needs after the last process arrived, in Proficz 2021's step model.
 using CostModel = double (*)(const CostInput&);
 
 namespace internal {

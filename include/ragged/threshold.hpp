@@ -1,4 +1,4 @@
-// ragged: eventually consistent broadcast and reduce with a threshold (seed 004, §III-B).
+// ragged: eventually consistent broadcast and reduce with a threshold (Iakymchuk et al. 2021, §III-B).
 //
 // The caller trades exactness for time: a data threshold t moves only the first
 // ceil(t * count) elements; a process threshold t (reduce) keeps the full data but only the

@@ -1,4 +1,4 @@
-// The PRR schedule (seed 002 §4.2, plans/prr_schedule.hpp) as a pure function:
+// The PRR schedule (Proficz 2018, §4.2, plans/prr_schedule.hpp) as a pure function:
 // every P from 1 to 64 with random, tied, one-late, two-late, reversed and
 // flat arrival patterns, executed on sets of contributions: each segment is
 // reduced exactly once over all ranks (no contribution twice, none missing),

@@ -1,5 +1,5 @@
 // ragged-train: data-parallel training of a small CNN on Fashion-MNIST with dlib, one MPI rank
-// per worker, the parameters averaged after every minibatch by one ragged allreduce (seed 002,
+// per worker, the parameters averaged after every minibatch by one ragged allreduce (Proficz 2018,
 // §6). docs/training.md has the design and the measured runs.
 //
 // Per minibatch every rank:

@@ -1,5 +1,5 @@
 // allgather "lnbc": linear gather to rank 0, then a broadcast of the whole gathered vector
-// from rank 0 (the LNBC reference of seed 000: "a regular gather operation, based on a linear
+// from rank 0 (the LNBC reference of Proficz 2021: "a regular gather operation, based on a linear
 // tree algorithm, combined with a consecutive broadcast"), the broadcast streaming what the
 // gather has brought in.
 //

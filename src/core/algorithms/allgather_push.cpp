@@ -1,6 +1,6 @@
 // allgather "push": arrival-reactive. Each rank pushes its block the moment it arrives, to the
 // ranks that still compute directly and to the ranks that already wait through themselves; it
-// needs no prediction of the arrivals (ragged, beyond seed 000; docs/algorithms/allgather-push.md).
+// needs no prediction of the arrivals (ragged, beyond Proficz 2021; docs/algorithms/allgather-push.md).
 //
 //   time ->         rank 2 and 0 early, 3 later, 1 last (P = 4, block in units a b c)
 //

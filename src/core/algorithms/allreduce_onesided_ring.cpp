@@ -1,7 +1,7 @@
-// allreduce "onesided_ring": the segmented pipelined ring of seed 004 §IV-A over notified puts
+// allreduce "onesided_ring": the segmented pipelined ring of Iakymchuk et al. 2021 (§IV-A) over notified puts
 // (GASPI's write_notify): reduce-scatter then allgather, P-1 steps each, every transfer a
 // put_notify into the right neighbour's window, and no global synchronisation at all: each
-// rank talks to its two neighbours only, through notifications (seed 004 §II, Table I).
+// rank talks to its two neighbours only, through notifications (Iakymchuk et al. 2021, §II, Table I).
 //
 //   left (r-1)                        rank r                           right (r+1)
 //                                     slots 0..K-1 of S bytes

@@ -1,5 +1,5 @@
 // allreduce "pipelined_linear": a pipelined chain (the "linear tree" that
-// seed 002's SLT builds on). Segments are reduced down the chain
+// Proficz 2018's SLT builds on). Segments are reduced down the chain
 // P-1 -> ... -> 1 -> 0 and the results travel back 0 -> 1 -> ... -> P-1.
 //
 //   P = 4, segments a, b, c; lower case: partial sums, upper case: results.

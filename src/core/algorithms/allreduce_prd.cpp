@@ -1,6 +1,6 @@
-// allreduce "prd": prereduced direct exchange (ragged's own, beyond seed 002; docs/algorithms/prd.md).
+// allreduce "prd": prereduced direct exchange (ragged's own, beyond Proficz 2018; docs/algorithms/prd.md).
 //
-// Seed 002 §3 bounds what an allreduce can save when one process k is late by
+// Proficz 2018 (§3) bounds what an allreduce can save when one process k is late by
 // D: the others cannot finish before a_k + delta (delta = one transfer of the
 // vector), the ring finishes about a_k + Delta. PRR saves part of Delta -
 // delta; prd aims at the bound. While k still computes, the early processes

@@ -1,4 +1,4 @@
-// allreduce "prr": prereduced ring (seed 002 §4.2; docs/algorithms/prr.md).
+// allreduce "prr": prereduced ring (Proficz 2018, §4.2; docs/algorithms/prr.md).
 //
 // The ring (allreduce_ring.cpp) whose segments are reduced ahead of the late
 // processes. The ranks form a ring in estimated arrival order; each of the P

@@ -1,6 +1,6 @@
 // allreduce "rabenseifner": reduce-scatter by recursive halving, then
 // allgather by recursive doubling (Rabenseifner; MPICH's long-message
-// allreduce; seed 002's baseline), for any P.
+// allreduce; Proficz 2018's baseline), for any P.
 //
 //   Non-power-of-two P first folds to pof2 = 2^floor(log2 P) ranks: even
 //   ranks below 2*rem (rem = P - pof2) give their vector to the odd rank

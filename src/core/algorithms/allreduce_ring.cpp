@@ -1,5 +1,5 @@
 // allreduce "ring": a ring reduce-scatter, then a ring allgather of the
-// reduced segments (as Open MPI's ring allreduce; seed 002's baseline).
+// reduced segments (as Open MPI's ring allreduce; Proficz 2018's baseline).
 //
 //   The vector is cut into P nearly equal segments s0..s(P-1) (the first
 //   count % P one element longer). Reduce-scatter step t: rank r sends its

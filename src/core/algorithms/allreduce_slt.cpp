@@ -1,4 +1,4 @@
-// allreduce "slt": sorted linear tree (seed 002 §4.1; docs/algorithms/slt.md).
+// allreduce "slt": sorted linear tree (Proficz 2018, §4.1; docs/algorithms/slt.md).
 //
 // allreduce "pipelined_linear" (the linear tree) on a chain sorted by estimated
 // arrival: the latest process sits at position 0, where the reduction

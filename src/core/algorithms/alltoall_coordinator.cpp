@@ -1,4 +1,4 @@
-// alltoall "coordinator": the approach of PACX-MPI and MagPIe that seed 001 §3
+// alltoall "coordinator": the approach of PACX-MPI and MagPIe that Jeannot & Steffenel 2007, §3
 // argues against: one coordinator (the lowest rank) per cluster relays
 // everything that crosses the backbone.
 //

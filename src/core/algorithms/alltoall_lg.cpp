@@ -1,4 +1,4 @@
-// alltoall "lg": the Local Group algorithm of seed 001 (§4.1) for two clusters
+// alltoall "lg": the Local Group algorithm of Jeannot & Steffenel 2007 (§4.1) for two clusters
 // C1 (n1 ranks) and C2 (n2 ranks) joined by a slow backbone, and beyond the paper
 // for k >= 2 clusters (the two-cluster algorithm on every pair of clusters, its
 // local phases merged). The mapping of which process holds which block is the

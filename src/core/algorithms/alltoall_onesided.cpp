@@ -1,4 +1,4 @@
-// alltoall "onesided": seed 004 §IV-B over notified puts (GASPI's write_notify). Every rank
+// alltoall "onesided": Iakymchuk et al. 2021 (§IV-B) over notified puts (GASPI's write_notify). Every rank
 // writes its block for rank j straight into rank j's window with a notification of its own,
 // then waits for the P-1 notifications of the others (notify_wait_some), resets each and
 // copies the block out. No handshake, no matching: one put per pair.

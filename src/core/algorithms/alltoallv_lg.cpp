@@ -1,4 +1,4 @@
-// alltoallv "lg": the LG algorithm of seed 001 extended to blocks of different
+// alltoallv "lg": the LG algorithm of Jeannot & Steffenel 2007 extended to blocks of different
 // sizes, the first item of the paper's future work. The mapping is the same
 // pure plan as alltoall "lg" (plans/lg_plan.hpp); what changes is that a
 // carrier does not know the sizes of the blocks it carries across.

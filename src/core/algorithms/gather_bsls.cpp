@@ -1,4 +1,4 @@
-// gather "bsls": Background Sorted Linear Synchronized tree (seed 000 §3.2,
+// gather "bsls": Background Sorted Linear Synchronized tree (Proficz 2021, §3.2,
 // after [21]): SLS (gather_sls.cpp) with the root's loop moved into the
 // background. As soon as the arrival snapshot is complete, the root's agent
 // signals the other ranks in estimated arrival order and receives their blocks

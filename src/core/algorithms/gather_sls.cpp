@@ -1,4 +1,4 @@
-// gather "sls": Sorted Linear Synchronized tree (seed 000 §3.2, after [21]).
+// gather "sls": Sorted Linear Synchronized tree (Proficz 2021, §3.2, after [21]).
 //
 // The root serves the other ranks one at a time, in the order of their
 // estimated arrival (earliest first, ties by rank): it sends a zero-byte

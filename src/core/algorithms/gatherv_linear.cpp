@@ -1,4 +1,4 @@
-// Linear gatherv: what Open MPI, MPICH and UCC do (seed 003 §1). Every rank sends its
+// Linear gatherv: what Open MPI, MPICH and UCC do (Träff 2018, §1). Every rank sends its
 // block straight to the root, which has posted one receive per non-empty block,
 // straight into recvbuf + displs[i]. p = 4, root 0:
 //

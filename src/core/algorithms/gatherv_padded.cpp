@@ -1,5 +1,5 @@
 // Padded gatherv: what an application does without a good MPI_Gatherv, and the
-// right-hand side of seed 003's guideline GL2: agree on the largest block with an
+// right-hand side of Träff 2018's guideline GL2: agree on the largest block with an
 // allreduce of one element, then the regular gather of blocks padded to that size.
 //
 //   allreduce(max m_i)                     recursive doubling, one int64

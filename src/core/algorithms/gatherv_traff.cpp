@@ -1,4 +1,4 @@
-// Träff's irregular gather (seed 003, theorem 1): a binomial tree shaped by the block
+// Träff's irregular gather (Träff 2018, theorem 1): a binomial tree shaped by the block
 // sizes, built in ceil(log2 p) rounds of 24-byte messages by ranks that know only their
 // own block (lemma 3, in traff_construct.cpp), then the data flow up the tree. p = 8,
 // root 3, equal blocks, [a..b] the blocks of ranks a..b in rank order:

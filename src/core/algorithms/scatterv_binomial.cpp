@@ -1,5 +1,5 @@
 // Binomial scatterv: the fixed, block-size-oblivious tree of scatter_binomial.cpp with
-// blocks of any size (a baseline of seed 003). Ranks are relative to the root; the
+// blocks of any size (a baseline of Träff 2018). Ranks are relative to the root; the
 // subtree of v is the run [v, v + size). Only the root knows the counts, so first
 // every rank tells its parent how many elements its subtree expects (8-byte size
 // messages, upwards), then the data flows down, non-blocking sends started farthest

@@ -1,4 +1,4 @@
-// Linear scatterv: what Open MPI, MPICH and UCC do (seed 003 §1). The root starts one
+// Linear scatterv: what Open MPI, MPICH and UCC do (Träff 2018, §1). The root starts one
 // non-blocking send per non-empty block, straight from sendbuf + displs[i], and waits
 // for all of them; every other rank receives its block straight into recvbuf. p = 4,
 // root 0:

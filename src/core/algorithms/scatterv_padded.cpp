@@ -1,4 +1,4 @@
-// Padded scatterv: the right-hand side of seed 003's guideline GL2 for scatter: agree
+// Padded scatterv: the right-hand side of Träff 2018's guideline GL2 for scatter: agree
 // on the largest block with an allreduce of one element (the root contributes its
 // largest sendcount, every other rank its recvcount), then the regular scatter of
 // blocks padded to that size.

@@ -1,4 +1,4 @@
-// The threshold broadcast and reduce of seed 004, §III-B, on notified one-sided writes.
+// The threshold broadcast and reduce of Iakymchuk et al. 2021, §III-B, on notified one-sided writes.
 //
 // Both run on the binomial tree of plans/binomial_tree.hpp (relative ranks, the root is 0,
 // children v + 2^j for 2^j below the lowest set bit of v) over a window kept per

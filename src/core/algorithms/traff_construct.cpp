@@ -1,4 +1,4 @@
-// The distributed construction of Träff's tree over a Context (seed 003, lemma 3); the
+// The distributed construction of Träff's tree over a Context (Träff 2018, lemma 3); the
 // rules and the per-rank state machine are in plans/traff_tree.hpp.
 //
 // Per level d, for a pair of cubes A (lower) and B (upper), fixed roots fA, fB and

@@ -1,4 +1,4 @@
-// The schedule of PRR (prereduced ring, seed 002 §4.2), a pure function of the
+// The schedule of PRR (prereduced ring, Proficz 2018, §4.2), a pure function of the
 // (estimated) arrival times and the transfer time tau of one segment (n/P
 // bytes). No communication. The seed's listing is missing; this is ragged's
 // design from the text (docs/algorithms/prr.md).

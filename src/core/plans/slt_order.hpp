@@ -1,4 +1,4 @@
-// The chain of SLT (sorted linear tree, seed 002 §4.1) and its step model.
+// The chain of SLT (sorted linear tree, Proficz 2018, §4.1) and its step model.
 // Pure functions, no communication.
 //
 // SLT is allreduce "pipelined_linear" (plans/pipelined_linear_plan.hpp) on a
