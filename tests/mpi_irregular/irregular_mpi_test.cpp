@@ -1,4 +1,4 @@
-// gatherv and scatterv (issue 4) under mpirun, against the MPI library's own
+// gatherv and scatterv under mpirun, against the MPI library's own
 // MPI_Gatherv / MPI_Scatterv: every registered algorithm, the eight block-size
 // problems of Träff 2018, §5 (plus all-empty blocks), roots 0, p/2 and p-1, displacements in
 // rank order and reversed with gaps, in place and not. Each result is compared

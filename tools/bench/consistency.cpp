@@ -1,4 +1,4 @@
-// ragged-bench consistency: Iakymchuk et al. 2021's experiments (§V), issue 13 item 6.
+// ragged-bench consistency: Iakymchuk et al. 2021's experiments (§V).
 //
 //   --experiment ssp        the stale-synchronous allreduce (SspAllreduce) at every slack of
 //                           --slacks, beside the consistent allreduce algorithms of --algorithms,
@@ -22,7 +22,7 @@
 // uneven speeds, the same on both backends (on mpi the real machine's own noise comes on top).
 //
 // Rows: experiment, algorithm, procs, elements, threshold, slack, time_s, wait_s (the csv
-// contract of issue 13), plus min_clock_lag (ssp: clock - min_clock, mean per call) and, for
+// contract tests/CMakeLists.txt checks), plus min_clock_lag (ssp: clock - min_clock, mean per call) and, for
 // mf-sgd, time_to_target_s, iterations_to_target and error (the final test RMSE).
 #include <algorithm>
 #include <cmath>

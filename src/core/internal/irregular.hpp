@@ -1,4 +1,4 @@
-// Helpers shared by the gatherv and scatterv algorithm files (issue 4, Träff 2018):
+// Helpers shared by the gatherv and scatterv algorithm files (Träff 2018):
 // the placement of a run of blocks in the root's buffer, ordered sends, and the
 // collection of errors that can only be reported once the communication has
 // finished (so that no other rank hangs); and Träff's algorithms with explicit
