@@ -27,6 +27,13 @@
 // stays exact (the schedule is the same on every rank); only the time suffers,
 // by at most (P-2) tau against the ring (Proficz 2021, §3.1).
 //
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, listing 2 and §3.1.
+// Limitation: gains only from an arrival snapshot (restriction arrival): without one, or with a flat one, it is the
+//   ring; wrong estimates cost up to (P-2) tau against the ring.
+// Memory: the agent's copies of the blocks it receives before its rank arrives (up to P-1 blocks), copied into
+//   recvbuf by the foreground.
+//
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring. With pre-steps the total number of transfers stays P(P-1).
 #include <algorithm>

@@ -35,6 +35,12 @@
 // tag_bgd_epochs): a background cancelled because the call differs from the plan may have forwarded segments nobody
 // will receive, and no later call can match them until tag_bgd_epochs epochs have passed.
 //
+// Reference: ragged's own design, docs/algorithms/bgd.md, after J. Proficz, "All-gather Algorithms Resilient to
+//   Imbalanced Process Arrival Patterns", ACM TACO 18(4), 2021, listing 2.
+// Limitation: gains only from an arrival snapshot: balanced arrivals, no snapshot or an unknown link model run NEX
+//   (the ring for odd P); a cancelled background may leave forwarded segments unreceived for tag_bgd_epochs epochs.
+// Memory: the agent's copies of the segments it receives before its rank arrives (up to P-1 blocks).
+//
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring; P(P-1) transfers in every case.
 #include <algorithm>

@@ -35,6 +35,13 @@
 // is exact. Wrong estimates keep the result exact; rank 0 then waits for a late rank while
 // the blocks of earlier ones queue behind it.
 //
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, listing 3 (BSLB on the BSLS gather of §3.2); the streamed broadcast is ragged's own design,
+//   docs/algorithms/bslb.md.
+// Limitation: gains only from an arrival snapshot with running agents: without agents it is the paper's gather then
+//   broadcast, on a balanced pattern NEX; rank 0 serves the blocks in estimated order, so a late rank holds the
+//   earlier blocks back.
+//
 // Cost (alpha-beta, n bytes per block, N = P n, S segments of s bytes per block):
 //   balanced arrivals with agents: the gather's (P-1)(3 alpha + n beta) beside the stream's
 //   N beta, then the last block's tail (P - 2 + S)(alpha + s beta);

@@ -24,6 +24,13 @@
 // checks throw std::logic_error if one ever appears. Acknowledgements nobody will wait for (the
 // last K pieces) are not sent, so a call leaves no notification behind.
 //
+// Reference: R. Iakymchuk, A. Faustino, A. Emerson, J. Barreto, V. Bartsch, R. Rodrigues, J. C. Monteiro, "Efficient
+//   and Eventually Consistent Collective Operations", IPDPS Workshops (IPDPSW) 2021, §IV-A.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); needs a window (RMA, or its
+//   emulation) per communicator; 2(P-1) steps, latency linear in P.
+// Memory: a window of K slots of S bytes per rank (OneSidedTuning: K = 4 and S up to 64 KiB by default) and 2K + 1
+//   notifications, cached from call to call.
+//
 // Cost (n = count*size bytes, m segments per chunk, S = n/(P m)): 2(P-1) m (alpha + S beta) on
 // the critical path without overlap, but the puts of one link run K segments ahead of the
 // reductions, so in steady state a step costs max(n/P beta, n/P gamma) + alpha:

@@ -25,6 +25,12 @@
 //   deadlock: every wait depends only on earlier segments or on ranks further
 //   down the chain (tests/unit/pipelined_linear_plan_test.cpp runs the programs).
 //
+// Reference: J. Proficz, "Improving all-reduce collective operations for imbalanced process arrival patterns", The
+//   Journal of Supercomputing 74(7), 2018 (the linear tree its SLT builds on, §4.1).
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); latency linear in P (the pipeline
+//   fills and drains); on a switch a middle rank's port carries 2n bytes.
+// Memory: one vector of n bytes per rank: the far end's copy of its own vector, the others' partial segments.
+//
 // Segment size: 32 KiB (plans::chain::segment_bytes), whole elements.
 // Cost (n = count*size bytes, k = ceil(n / s) segments of s = 32 KiB):
 //   with separate links to r-1 and r+1 (a physical chain):

@@ -12,6 +12,13 @@
 // waves (rounds) so that the early processes forward wave r while k sends wave
 // r + 1.
 //
+// Reference: ragged's own design, docs/algorithms/prd.md, after J. Proficz, "Improving all-reduce collective
+//   operations for imbalanced process arrival patterns", The Journal of Supercomputing 74(7), 2018, §3.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); made for one late process: without
+//   a snapshot the highest rank is taken as the late one (correct, no faster), with balanced arrivals about 1.1 times
+//   the ring; up to P-1 messages in flight per rank.
+// Memory: max(largest block, 2 largest pieces) elements from the workspace.
+//
 //   P = 4, rank 0 late, m = 2; blocks b0 b1 b2 at ranks 1 2 3 (plans/prd_plan.hpp)
 //
 //              rank 1          rank 2          rank 3          rank 0 (late)

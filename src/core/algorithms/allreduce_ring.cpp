@@ -15,6 +15,12 @@
 //   AG t=0 sends     s0              s1              s2
 //   AG t=1 sends     s2              s0              s1
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005; Open MPI's ring allreduce, the baseline of J. Proficz, "Improving all-reduce collective
+//   operations for imbalanced process arrival patterns", The Journal of Supercomputing 74(7), 2018.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); 2(P-1) steps, latency linear in P.
+// Memory: one segment of n/P bytes (the incoming one).
+//
 // Cost (n = count*size bytes): 2(P-1) alpha + 2(P-1)/P n beta + (P-1)/P n gamma.
 // Bandwidth-optimal; the latency term grows linearly in P. Commutative
 // operators only (each segment is reduced in a different rank order). Every

@@ -23,6 +23,12 @@
 //                                             A-C: 8<=>0 9<=>1 8<=>2
 //                                             B-C: 8<=>3 9<=>4 8<=>5 9<=>6 8<=>7
 //
+// Reference: E. Jeannot, L. A. Steffenel, "Fast and Efficient Total Exchange on Two Clusters", Euro-Par 2007 (LNCS
+//   4641), §4.1 (algorithm 1); k >= 2 clusters is ragged's extension, docs/algorithms/lg.md.
+// Limitation: a ClusterLayout hint of two or more clusters (pairwise otherwise); every crossing block is copied
+//   twice, packed and unpacked.
+// Memory: the packed local and backbone messages, in the workspace, kept from call to call.
+//
 // Backbone: 2·max(n1,n2) messages instead of 2·n1·n2; with k clusters 2·max(n_a,n_b)
 // for each pair a < b (26 for 3+5+2 instead of 62). When n1 > n2 the smaller cluster
 // plays C1's part. Cost (α-β with local αl, βl and backbone αb, βb, n1 <= n2, m bytes

@@ -20,6 +20,12 @@
 // that no put of call c-1 is still in flight when i writes that half again in call c+1. The notification value is the
 // call number: a stale one is recognised (and cannot occur; the check throws std::logic_error if it ever does).
 //
+// Reference: R. Iakymchuk, A. Faustino, A. Emerson, J. Barreto, V. Bartsch, R. Rodrigues, J. C. Monteiro, "Efficient
+//   and Eventually Consistent Collective Operations", IPDPS Workshops (IPDPSW) 2021, §IV-B.
+// Limitation: needs a window (RMA, or its emulation) of 2 P b bytes per rank; P-1 puts in flight at once, as in
+//   alltoall "linear".
+// Memory: a window of 2 P b bytes and 2P notifications per rank, cached from call to call.
+//
 // Cost (b = count·size bytes per block): (P-1)(alpha + b beta) at each rank's port, all puts in
 // flight at once as in alltoall "linear" but without a rendezvous per message (a put needs no
 // matching receive), plus the copy-out of (P-1) b bytes; the window holds 2 P b bytes per rank.

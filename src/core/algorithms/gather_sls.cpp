@@ -22,6 +22,12 @@
 // foreground (the root starts when it arrives); BSLS (gather_bsls.cpp) lets the
 // root's agent do it while the root still computes.
 //
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, §3.2 (SLS, after its reference [21]).
+// Limitation: three messages per block and one block at a time: slower than gather "linear" when everybody is there;
+//   needs the arrival estimates to order the ranks (rank order without them).
+// Memory: none beyond the receive buffer.
+//
 // Cost (alpha-beta, n bytes per block, everybody already there):
 // (P-1)(3 alpha + n beta) at the root; a non-root rank spends 3 alpha + n beta
 // once the root reaches it. docs/algorithms/sls.md.

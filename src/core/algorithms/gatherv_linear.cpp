@@ -7,6 +7,12 @@
 //
 // No copies (dispatch puts the root's own block in place). Empty blocks send nothing.
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §1 (the baseline of Open MPI, MPICH and UCC).
+// Limitation: p-1 start-ups at the root; a non-empty block the root expects as empty is not detected (the message
+//   waits: use a timeout).
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β): (p-1) α + β Σ_{i != r} m_i at the root, which takes one start-up per rank.
 //
 // Count checks: a sender that sends less than recvcounts[i] raises InvalidArgument

@@ -15,6 +15,12 @@
 // blocks lie back to back there, else packs it first. The root's own block is already
 // in recvbuf (dispatch).
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (the binomial scatter), the fixed-tree baseline of J. L. Träff, "Practical, distributed, low
+//   overhead algorithms for irregular gather and scatter collectives", Parallel Computing 75, 2018.
+// Limitation: block-size oblivious: a large block far from the root crosses every level.
+// Memory: inner ranks a buffer of their subtree's blocks; the root packs a run that is not contiguous in sendbuf.
+//
 // Cost (α-β): 2 ceil(log2 p) α + up to ceil(log2 p) β Σ m_i (a large block far from the
 // root crosses every level).
 //

@@ -7,6 +7,11 @@
 //
 // No copies (dispatch puts the root's own block in recvbuf).
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §1 (the baseline of Open MPI, MPICH and UCC).
+// Limitation: p-1 start-ups at the root.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β): (p-1) α + β Σ_{i != r} m_i at the root.
 //
 // Count checks: a receiver that gets fewer bytes than its recvcount raises

@@ -14,6 +14,12 @@
 // in recvbuf); a rank whose block is shorter than the largest receives its slot into a
 // buffer and copies its block out (GL2 itself assumes the application needs neither copy).
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §4 (guideline GL2's right-hand side).
+// Limitation: every block padded to the largest: (p-1) beta max m_i at the root, far more than a scatterv for uneven
+//   blocks.
+// Memory: the root a padded buffer of p max m_i bytes; a rank whose block is shorter one padded block.
+//
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 #include <algorithm>
 #include <vector>

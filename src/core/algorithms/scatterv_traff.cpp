@@ -26,6 +26,11 @@
 // Degradation: subtrees above the threshold get their run straight from the root,
 // which finds them with the oracle from sendcounts.
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §3 (lemmas 1-4, theorem 1).
+// Limitation: the root cannot send before the construction's L + 1 rounds are over: for large or uneven blocks.
+// Memory: inner ranks a buffer of their subtree's blocks; the root packs a run that is not contiguous in sendbuf.
+//
 // Cost (α-β): L + 1 constant-size rounds, then ceil(log2 p) α + β Σ_{i != r} m_i
 // (+ lemma 2's penalty). Inner ranks copy their own block out of their buffer.
 //

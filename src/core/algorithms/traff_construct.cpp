@@ -1,6 +1,12 @@
 // The distributed construction of Träff's tree over a Context (Träff 2018, lemma 3); the
 // rules and the per-rank state machine are in plans/traff_tree.hpp.
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, lemma 3.
+// Limitation: every rank takes part in every level it has a role in: up to 2 ceil(log2 p) rounds before the tree is
+//   known.
+// Memory: constant per rank (24-byte cube descriptions).
+//
 // Per level d, for a pair of cubes A (lower) and B (upper), fixed roots fA, fB and
 // gather roots gA, gB:
 //
