@@ -11,7 +11,7 @@
 //    differ from the plan, and processes that never call edge;
 //  * figure 4 of Proficz 2021 as an exact timing test;
 //  * wrong estimates (reversed, none): results stay exact and the average
-//    elapsed time stays within the seed's bounds;
+//    elapsed time stays within Proficz 2021's bounds;
 //  * the link model measured at start-up, and the C API.
 #include "ragged/arrival.hpp"
 
@@ -458,7 +458,7 @@ double mean(const std::vector<double>& v) {
 
 // Figure 4 of Proficz 2021: P = 4, rank 0 late by 2 tau. The ring takes (3, 5, 5, 5) tau;
 // BDR, whose rank 0 received blocks 1 and 2 in the background, takes (1, 4, 5, 5) tau.
-// (The seed's text says the average "drops from 5 tau to 4 tau": 5 -> 4 is rank 1's time;
+// (Proficz 2021's text says the average "drops from 5 tau to 4 tau": 5 -> 4 is rank 1's time;
 // the average of the figure's times goes from 4.5 tau to 3.75 tau.)
 TEST(ArrivalTiming, Figure4ExactOnTheSimulator) {
   const std::size_t count = 29875;  // 119500 bytes of int32: tau = 50 us + 1 ms
@@ -489,7 +489,7 @@ TEST(ArrivalTiming, Figure4BgdOnTheSimulator) {
 }
 
 // BGD with wrong estimates stays exact; with right ones it beats the ring, with none it is the
-// ring. With estimates in reverse the seed gives no bound (BGD is not in it); this one holds by
+// ring. With estimates in reverse Proficz 2021 gives no bound (BGD is not in it); this one holds by
 // construction: in lockstep a rank takes part in one send and one receive per step, so no two
 // transfers share a link and, once the last rank has arrived, step k of the (wrong) schedule
 // is over k+1 tau later: every rank is done by the last arrival plus steps * tau
@@ -642,7 +642,7 @@ TEST(ArrivalTiming, BslbIsExactOnEveryProcessCountAndPattern) {
 
 // With wrong estimates BDR and BSLB stay exact (allgather_once checks every element), and
 // their average elapsed time stays within these bounds (tau: one block):
-//  * the seed's case, one late rank perceived as the first to arrive, the others together:
+//  * Proficz 2021's case, one late rank perceived as the first to arrive, the others together:
 //    BDR at most (P-1) tau slower than the ring. The late rank's P-1 pre-step sends all come
 //    after its arrival, one tau each, and the ring part waits for them; Proficz 2021 (§3.1) says
 //    (P-2) tau, one tau less than what this case measures (docs/arrival.md);
@@ -948,7 +948,7 @@ TEST(ArrivalTiming, PrdNearsTheLowerBoundWhenOneIsLate) {
 // (measured: up to 12.0 of them at P = 13). With right estimates both beat their regular
 // counterparts (random arrivals and one late) and the estimates matter: reversed ones do worse
 // (PRR up to 7 steps worse than the ring at P = 13, SLT up to 4.8 ms worse than pipelined_linear;
-// the seed gives no bound for them).
+// Proficz 2018 gives no bound for them).
 TEST(ArrivalTiming, AllreduceWithWrongOrMissingEstimates) {
   for (int procs : {4, 5, 8, 13}) {
     SCOPED_TRACE("P = " + std::to_string(procs));

@@ -50,7 +50,7 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
            "--plot,--figure");
   cmd->add_option("--sweep", sweep.name,
                   "run a grid instead of one cell: table3 (tables 3 and 4 of Proficz 2021), figure8, or Proficz 2018's "
-                  "allreduce-table3 and allreduce-table4 (these default to --collective allreduce and the seed's "
+                  "allreduce-table3 and allreduce-table4 (these default to --collective allreduce and Proficz 2018's "
                   "algorithms plus prd, and native on mpi)");
   cmd.list("--modes", sweep.modes, "", "sweep: delay modes, e.g. onelate,randlate (default: --mode, or the sweep's)");
   cmd.counts("--procs-list", sweep.procs, "", "sweep: process counts, e.g. 4,8,28 (default: the sweep's)");
