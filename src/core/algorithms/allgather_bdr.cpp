@@ -30,7 +30,7 @@
 // Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
 //   2021, listing 2 and §3.1.
 // Limitation: gains only from an arrival snapshot (restriction arrival): without one, or with a flat one, it is the
-//   ring; wrong estimates cost up to (P-2) tau against the ring.
+//   ring; wrong estimates keep the result exact but can cost (P-1) tau against the ring (docs/algorithms/bdr.md).
 // Memory: the agent's copies of the blocks it receives before its rank arrives (up to P-1 blocks), copied into
 //   recvbuf by the foreground.
 //

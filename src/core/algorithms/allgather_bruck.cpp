@@ -16,8 +16,8 @@
 //   communications in multiport message-passing systems", IEEE TPDS 8(11), 1997; the short-message allgather of R.
 //   Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH", IJHPCA 19(1),
 //   2005.
-// Limitation: ranks but 0 rotate the whole result locally at the end; the ring and NEX need fewer bytes per step for
-//   large blocks on a switch.
+// Limitation: ranks but 0 rotate the whole result locally at the end (a copy of n bytes), which the ring and NEX do
+//   not need.
 // Memory: none beyond the receive buffer (the rotation is in place).
 //
 // Cost (n = P*count*size bytes gathered): ceil(log2 P) alpha + (P-1)/P n beta,

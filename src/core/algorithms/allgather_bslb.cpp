@@ -39,8 +39,8 @@
 //   2021, listing 3 (BSLB on the BSLS gather of §3.2); the streamed broadcast is ragged's own design,
 //   docs/algorithms/bslb.md.
 // Limitation: gains only from an arrival snapshot with running agents: without agents it is the paper's gather then
-//   broadcast, on a balanced pattern NEX; rank 0 serves the blocks in estimated order, so a late rank holds the
-//   earlier blocks back.
+//   broadcast, on a balanced pattern NEX; with wrong estimates rank 0 waits for a late rank while the blocks of
+//   earlier ones queue behind it.
 //
 // Cost (alpha-beta, n bytes per block, N = P n, S segments of s bytes per block):
 //   balanced arrivals with agents: the gather's (P-1)(3 alpha + n beta) beside the stream's

@@ -43,7 +43,7 @@
 // Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
 //   2021 (LNBC, its baseline); the streamed broadcast is ragged's own design, docs/algorithms/allgather-lnbc.md.
 // Limitation: every block goes through rank 0's link twice, once in and once out: about 2 N beta unless the broadcast
-//   streams, and never below the ring's (P-1) tau.
+//   streams, and at best P tau, one block time more than the ring.
 //
 // Cost (n bytes per block, N = P n gathered, tau = alpha + n beta):
 //   gather:    (P-1) tau, one block after the other

@@ -18,8 +18,8 @@
 //
 // Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
 //   2021, §3.2 (BSLS, after its reference [21]).
-// Limitation: gains only from an arrival snapshot and the root's agent: without an agent it is SLS; the root serves
-//   the ranks in estimated order, so a late rank holds the later ones back.
+// Limitation: gains only from an arrival snapshot and the root's agent: without an agent it is SLS; with wrong
+//   estimates the root waits for a late rank while earlier ones queue behind it.
 // Memory: the root's agent keeps the P-1 blocks until the root copies them into recvbuf.
 //
 // Cost (alpha-beta, n bytes per block): the root's call costs one copy of

@@ -25,7 +25,7 @@
 // Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
 //   2021, §3.2 (SLS, after its reference [21]).
 // Limitation: three messages per block and one block at a time: slower than gather "linear" when everybody is there;
-//   needs the arrival estimates to order the ranks (rank order without them).
+//   it needs the arrival estimates to order the ranks (equal estimates: rank order).
 // Memory: none beyond the receive buffer.
 //
 // Cost (alpha-beta, n bytes per block, everybody already there):

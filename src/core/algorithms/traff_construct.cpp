@@ -3,8 +3,8 @@
 //
 // Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
 //   collectives", Parallel Computing 75, 2018, lemma 3.
-// Limitation: every rank takes part in every level it has a role in: up to 2 ceil(log2 p) rounds before the tree is
-//   known.
+// Limitation: L + 1 <= 2 ceil(log2 p) rounds of constant-size messages with every rank taking part: pure latency,
+//   which small blocks do not repay.
 // Memory: constant per rank (24-byte cube descriptions).
 //
 // Per level d, for a pair of cubes A (lower) and B (upper), fixed roots fA, fB and
