@@ -4,7 +4,7 @@
 //   2. else RAGGED_<COLLECTIVE> from the environment (RAGGED_ALLGATHER=bgd), unless "auto";
 //   3. else the first matching rule of the JSON file named by RAGGED_TUNING_FILE;
 //   4. else "auto": the arrival-aware algorithm with the least cost model when the call has an
-//      arrival snapshot that is imbalanced (omega / tau >= 1, seed 000 §2), otherwise the regular
+//      arrival snapshot that is imbalanced (omega / tau >= 1, Proficz 2021, §2), otherwise the regular
 //      algorithm with the least alpha-beta cost.
 // A chosen algorithm whose restrictions fail runs its fallback instead, said once per
 // communicator. Every input is one that all ranks share (the environment and the rules file

@@ -1,10 +1,10 @@
-// The PRR schedule (seed 002 §4.2, plans/prr_schedule.hpp) as a pure function:
+// The PRR schedule (Proficz 2018, §4.2, plans/prr_schedule.hpp) as a pure function:
 // every P from 1 to 64 with random, tied, one-late, two-late, reversed and
 // flat arrival patterns, executed on sets of contributions: each segment is
 // reduced exactly once over all ranks (no contribution twice, none missing),
 // then delivered to every rank; a rank sends only what it holds and only once
 // it arrived; in a step it sends at most one segment and receives at most one;
-// P(2P-2) transfers as the ring. Plus the seed's statements about the counts,
+// P(2P-2) transfers as the ring. Plus Proficz 2018's statements about the counts,
 // the ring when balanced, the example in the header, and the cost model.
 #include "plans/prr_schedule.hpp"
 
@@ -223,7 +223,7 @@ TEST(PrrSchedule, BalancedIsTheRing) {
   }
 }
 
-// The seed: "the same total of P x (2P-2) sends and receives as the ring"; "a process arriving
+// Proficz 2018: "the same total of P x (2P-2) sends and receives as the ring"; "a process arriving
 // more than P tau after the next one performs only P-1 send and receive operations, while every
 // other process does 2P-1". The totals hold for every pattern (checked above). The late process
 // needs at least P of each: each of the P segments needs its contribution (a send) and brings it

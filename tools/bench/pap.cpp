@@ -348,7 +348,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     if (m.flat_run) m.absorption = *m.flat_run - m.run_time + m.imbalance;
     result.rows.push_back(std::move(m));
   }
-  // The headline figure of every seed: the best regular algorithm's e-bar over each row's.
+  // The headline figure of every paper: the best regular algorithm's e-bar over each row's.
   double best_regular = INFINITY;
   for (const PapMeasurement& m : result.rows) {
     if (!m.arrival_aware && m.avg_elapsed < best_regular) {

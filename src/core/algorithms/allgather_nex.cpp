@@ -11,6 +11,12 @@
 //   1     1-2  3-4  5-0         AC   AB   BA   BC   CB   CA
 //   2     0-1  2-3  4-5         ACB  ABC  BAC  BCA  CBA  CAB
 //
+// Reference: J. Chen, L. Zhang, Y. Zhang, W. Yuan, "Performance evaluation of allgather algorithms on terascale Linux
+//   cluster with fast Ethernet", HPCAsia 2005 (NEX in J. Proficz, "All-gather Algorithms Resilient to Imbalanced
+//   Process Arrival Patterns", ACM TACO 18(4), 2021).
+// Limitation: even P only: odd P runs the ring.
+// Memory: none beyond the receive buffer.
+//
 // Cost (n = P*count*size bytes gathered), even P: P/2 alpha + (P-1)/P n beta:
 // the bandwidth of the ring with half its steps.
 //

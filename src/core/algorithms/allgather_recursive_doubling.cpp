@@ -16,6 +16,11 @@
 // needed (Bruck's last step). On the 8-host TCP testbed that made Open MPI's own recursive
 // doubling (its choice for this size) 12% faster than Bruck and NEX (docs/reproduction.md).
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's recursive-doubling allgather).
+// Limitation: P a power of two only: any other P runs Bruck.
+// Memory: none beyond the receive buffer.
+//
 // Cost (n = P*count*size bytes gathered): log2 P alpha + (P-1)/P n beta.
 #include <cassert>
 

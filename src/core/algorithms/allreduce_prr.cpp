@@ -1,4 +1,4 @@
-// allreduce "prr": prereduced ring (seed 002 §4.2; docs/algorithms/prr.md).
+// allreduce "prr": prereduced ring (Proficz 2018, §4.2; docs/algorithms/prr.md).
 //
 // The ring (allreduce_ring.cpp) whose segments are reduced ahead of the late
 // processes. The ranks form a ring in estimated arrival order; each of the P
@@ -35,6 +35,13 @@
 // model, there are no pre-steps and PRR runs allreduce "ring". The foreground
 // per step: post the receive, send (blocking), wait; reduce a partial into the
 // own segment, store a result. Messages are the ring's: P(2P-2) in all.
+//
+// Reference: J. Proficz, "Improving all-reduce collective operations for imbalanced process arrival patterns", The
+//   Journal of Supercomputing 74(7), 2018, §4.2.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); gains only from an arrival
+//   snapshot: without one, or with every arrival within one tau, it is the ring.
+// Memory: one segment (n/P bytes) from the workspace, and the agent's copies of the partial segments it receives
+//   before its rank arrives.
 //
 // Cost (alpha-beta, n bytes, balanced arrivals): the ring's,
 // 2(P-1) alpha + 2(P-1)/P n beta + (P-1)/P n gamma. After the last arrival, with

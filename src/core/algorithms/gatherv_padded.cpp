@@ -1,5 +1,5 @@
 // Padded gatherv: what an application does without a good MPI_Gatherv, and the
-// right-hand side of seed 003's guideline GL2: agree on the largest block with an
+// right-hand side of Träff 2018's guideline GL2: agree on the largest block with an
 // allreduce of one element, then the regular gather of blocks padded to that size.
 //
 //   allreduce(max m_i)                     recursive doubling, one int64
@@ -13,6 +13,12 @@
 // into a padded buffer (the rest of the slot is zeros); the root copies every other
 // block out of the padded receive buffer into its place (dispatch put its own there).
 // GL2 itself assumes the application needs neither copy.
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §4 (guideline GL2's right-hand side).
+// Limitation: every block padded to the largest: (p-1) beta max m_i at the root, far more than a gatherv for uneven
+//   blocks; smaller count disagreements go unnoticed.
+// Memory: the root a padded buffer of p max m_i bytes; a rank whose block is shorter one padded block.
 //
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 //

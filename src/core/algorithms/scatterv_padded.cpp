@@ -1,4 +1,4 @@
-// Padded scatterv: the right-hand side of seed 003's guideline GL2 for scatter: agree
+// Padded scatterv: the right-hand side of Träff 2018's guideline GL2 for scatter: agree
 // on the largest block with an allreduce of one element (the root contributes its
 // largest sendcount, every other rank its recvcount), then the regular scatter of
 // blocks padded to that size.
@@ -13,6 +13,12 @@
 // Copies: the root packs every other block into the padded buffer (dispatch put its own
 // in recvbuf); a rank whose block is shorter than the largest receives its slot into a
 // buffer and copies its block out (GL2 itself assumes the application needs neither copy).
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §4 (guideline GL2's right-hand side).
+// Limitation: every block padded to the largest: (p-1) beta max m_i at the root, far more than a scatterv for uneven
+//   blocks.
+// Memory: the root a padded buffer of p max m_i bytes; a rank whose block is shorter one padded block.
 //
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 #include <algorithm>

@@ -295,8 +295,8 @@ const Algorithm& select_auto(const CallInfo& call) {
   const ArrivalSnapshot* snapshot = call.hints ? call.hints->get<ArrivalSnapshot>() : nullptr;
   if (snapshot != nullptr && snapshot->size() != call.procs) snapshot = nullptr;
   CostInput x = cost_input(call, snapshot);
-  // seed 000 §2: imbalanced when omega / tau >= 1, arrivals before known_at counted as known_at.
-  // tau is the time of one segment (seed 000 §2): a rank's block, or for allreduce the 1/P of
+  // Proficz 2021, §2: imbalanced when omega / tau >= 1, arrivals before known_at counted as known_at.
+  // tau is the time of one segment (Proficz 2021, §2): a rank's block, or for allreduce the 1/P of
   // the vector that the ring and PRR move per step.
   const std::size_t segment = call.collective == Collective::allreduce
                                   ? std::max<std::size_t>(1, call.bytes / static_cast<std::size_t>(call.procs))
