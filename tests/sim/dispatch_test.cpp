@@ -206,6 +206,46 @@ TEST(SimDispatch, OneSelectionPerCallThroughTheTypedAndRawEntries) {
   EXPECT_EQ(selections() - before, std::uint64_t{4 * procs});
 }
 
+TEST(SimDispatch, AComposedAllreduceMayComposeFurther) {
+  // gatherv and scatterv "padded" ask dispatch for their allreduce; whatever RAGGED_ALLREDUCE
+  // names runs there, reduce_bcast too, which splits its block of tags in two.
+  for (const std::string& name : names_of(Collective::allreduce)) {
+    const ScopedEnv env("RAGGED_ALLREDUCE", name);
+    for (const int procs : {2, 3, 5}) {
+      sim::run(config(procs), [&](Comm& comm) {
+        const int p = comm.size();
+        const int me = comm.rank();
+        std::vector<int> counts(static_cast<std::size_t>(p));
+        std::vector<int> displs(static_cast<std::size_t>(p));
+        int total = 0;
+        for (int r = 0; r < p; ++r) {
+          counts[static_cast<std::size_t>(r)] = (r * 5 + 3) % 7;
+          displs[static_cast<std::size_t>(r)] = total;
+          total += counts[static_cast<std::size_t>(r)];
+        }
+        std::vector<std::int32_t> mine(static_cast<std::size_t>(counts[static_cast<std::size_t>(me)]));
+        for (std::size_t i = 0; i < mine.size(); ++i) mine[i] = me * 1009 + static_cast<std::int32_t>(i) * 31 + 7;
+        const int root = p - 1;
+        std::vector<std::int32_t> all(static_cast<std::size_t>(total), -1);
+        (void)gatherv(comm, mine.data(), static_cast<int>(mine.size()), all.data(), counts, displs, DataType::int32,
+                      root, {.algorithm = "padded"});
+        if (me == root) {
+          for (int r = 0; r < p; ++r) {
+            for (int i = 0; i < counts[static_cast<std::size_t>(r)]; ++i) {
+              RAGGED_CHECK_EQ(all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + i)],
+                              r * 1009 + i * 31 + 7);
+            }
+          }
+        }
+        std::vector<std::int32_t> back(mine.size(), -1);
+        (void)scatterv(comm, all.data(), counts, displs, back.data(), static_cast<int>(back.size()), DataType::int32,
+                       root, {.algorithm = "padded"});
+        RAGGED_CHECK(back == mine);  // the root's gathered blocks, scattered back
+      });
+    }
+  }
+}
+
 TEST(SimDispatch, TypedApiDeducesTheTypeAndChecksSizes) {
   sim::run(config(5), [](Comm& comm) {
     const int p = comm.size();

@@ -156,8 +156,9 @@ const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t co
 
 /// Runs, as a part of the running algorithm, the allreduce that dispatch selects for it (as
 /// dispatch_bcast: RAGGED_ALLREDUCE, the rules file, else `auto` among the regular algorithms)
-/// under `ctx` (give it a sub-block of tags). In place: `sendbuf` may equal `recvbuf`, which
-/// holds this rank's operand on entry. A non-commutative `op` gets reduce_bcast as a call would.
+/// under `ctx`'s deadline, workspace and hints, on the allreduce's own whole block of tags (the
+/// enclosing call's tags stay its own; whatever allreduce runs may split the block further). In place: `sendbuf` may
+/// equal `recvbuf`, which holds this rank's operand on entry. A non-commutative `op` gets reduce_bcast as a call would.
 /// Returns the algorithm that ran.
 const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count,
                                     DataType type, const ReduceOp& op);

@@ -208,7 +208,10 @@ const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, voi
       choose(comm, Collective::allreduce, count * size_of(type), op.commutative, ctx.hints(), {}, true);
   if (sendbuf != recvbuf) copy_bytes(recvbuf, sendbuf, count * size_of(type));
   if (comm.size() == 1 || count == 0) return algorithm;
-  Context sub(comm, ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
+  // On the allreduce's own block of tags, whole: the sub-call may compose further (reduce_bcast
+  // splits its block in two), and no allreduce of this communicator runs meanwhile (its
+  // collectives run one at a time, each done with its messages before it returns).
+  Context sub(comm, tags_of(Collective::allreduce), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
   std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, recvbuf, recvbuf, count, type, op);
   return algorithm;
 }
