@@ -41,6 +41,10 @@ struct CallInfo {
   /// max(T - F, its time after the last byte is in (CostInput::source_fills)); any other by its
   /// whole time T, which starts only after F.
   bool source_fills = false;
+  /// The backend's largest message (Comm::max_message_bytes()): a call that moves more in all
+  /// (a block collective's P blocks, or the vector) runs the backend's "native" algorithm, where
+  /// it has one, whatever was asked for: algorithms combine blocks into larger messages.
+  std::size_t max_message_bytes = static_cast<std::size_t>(-1);
 };
 
 /// Dispatch's choice for one call. select() makes it once; a caller that must know it before

@@ -38,6 +38,7 @@ class ThreadRuntime final : public Runtime {
   std::unique_ptr<ConditionVariable> make_condition_variable() override;
   std::unique_ptr<Semaphore> make_semaphore(unsigned initial) override;
   [[nodiscard]] std::string backend() const override { return "mpi"; }
+  [[nodiscard]] std::size_t max_message_bytes() const override { return static_cast<std::size_t>(INT_MAX); }
 };
 
 /// Waits a little between two polls: yields at first, then sleeps up to 50 µs.

@@ -240,14 +240,6 @@ std::vector<std::byte>& Call::scratch(int i, std::size_t bytes) {
 }
 
 bool Call::selects_ragged(std::size_t bytes, bool commutative) {
-  // The mpi backend sends at most INT_MAX bytes in one message, and algorithms combine blocks (a
-  // binomial gather forwards a subtree's, bruck half of them): a call that moves more than
-  // INT_MAX bytes in all is the MPI library's. All of it is shared: the block (or the vector)
-  // and the size. (MPICH's coll/gather_big, 8 x 256 MiB to one root, failed under auto.)
-  const bool blocks = collective_ == Collective::allgather || collective_ == Collective::gather ||
-                      collective_ == Collective::scatter || collective_ == Collective::alltoall;
-  const std::size_t total = blocks ? bytes * static_cast<std::size_t>(size()) : bytes;
-  if (total > static_cast<std::size_t>(INT_MAX)) return fallback("more than INT_MAX bytes in all");
   CallInfo info;
   info.collective = collective_;
   info.procs = size();
@@ -255,6 +247,7 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
   info.commutative = commutative;
   info.hints = &options_.hints;
   info.backend = state_.comm->backend();
+  info.max_message_bytes = state_.comm->max_message_bytes();
   try {
     // What the call asks for (the environment or the rules file); for `auto` on a site the
     // arrival runtime tracks, the call's snapshot first, which `auto` then reads. Then dispatch's
@@ -270,7 +263,9 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
     }
     selection_ = ragged::select(info, requested);
     options_.selection = &selection_;
-    return selection_.algorithm->name != "native";
+    if (selection_.algorithm->name != "native") return true;
+    // "native" by choice, or because the call is more than the backend can send (the reason).
+    return selection_.fallback_reason.empty() ? false : fallback(selection_.fallback_reason.c_str());
   } catch (const InvalidArgument& e) {
     const std::string variable = environment_variable(collective_);
     say_once(variable + "=" + ragged::environment().forced_for(collective_),

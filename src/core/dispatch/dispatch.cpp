@@ -57,6 +57,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.commutative = commutative;
   call.hints = &hints;
   call.backend = comm.backend();
+  call.max_message_bytes = comm.max_message_bytes();
   call.sub_call = sub_call;
   call.source_fills = source_fills;
   const Selection s = select(call, requested);

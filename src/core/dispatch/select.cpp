@@ -389,6 +389,23 @@ Selection select(const CallInfo& call, std::string_view requested) {
 
 Selection select(const CallInfo& call, const Requested& requested) {
   selection_count.fetch_add(1, std::memory_order_relaxed);
+  // Algorithms combine blocks (a binomial gather forwards a subtree's, Bruck half of them): a
+  // call that moves more than the backend's largest message in all is the backend's own.
+  // Everything here is shared: the block (or the vector), the size and the backend.
+  const bool blocks = call.collective == Collective::allgather || call.collective == Collective::gather ||
+                      call.collective == Collective::scatter || call.collective == Collective::alltoall;
+  const std::size_t total = blocks ? call.bytes * static_cast<std::size_t>(call.procs) : call.bytes;
+  if (total > call.max_message_bytes && Registry::instance().contains(call.collective, "native")) {
+    const Algorithm& native = Registry::instance().find(call.collective, "native");
+    if (native.restrictions.backend.empty() || native.restrictions.backend == call.backend) {
+      Selection s;
+      s.algorithm = &native;
+      s.requested = requested.name;
+      s.source = requested.source;
+      s.fallback_reason = "more than " + std::to_string(call.max_message_bytes) + " bytes in all";
+      return s;
+    }
+  }
   return internal::selection_for(call, requested);
 }
 
