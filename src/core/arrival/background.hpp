@@ -1,4 +1,4 @@
-// Internals of the arrival runtime shared by the agent (monitor.cpp) and the
+// Internals of the arrival runtime shared by the agent (monitor_agent.cpp) and the
 // arrival-aware algorithms: which background part a plan asks for, the slot
 // through which the agent hands its background results to the foreground, and
 // the background parts themselves (defined beside their algorithms).
