@@ -121,14 +121,7 @@ void gather_at_root(Context& ctx, const void* sendbuf, int sendcount, void* recv
     }
   }
 
-  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
-  if (sendcount != recvcounts[static_cast<std::size_t>(root)]) {
-    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                 std::to_string(recvcounts[static_cast<std::size_t>(root)]));
-    const int n = std::min(sendcount, recvcounts[static_cast<std::size_t>(root)]);
-    internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
-                         static_cast<std::size_t>(n) * element);
-  }
+  irr::place_root_block(out, sendbuf, sendcount, recvcounts, displs, root, element, errors);
   for (RootReceive& rr : receives) {
     irr::wait_checked(rr.request, rr.bytes, ctx.timeout(), errors, "recvcounts", rr.source);
     if (rr.unpack) irr::unpack(out, rr.staging.data(), recvcounts, displs, rr.ranks, element);

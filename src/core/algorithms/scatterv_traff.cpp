@@ -118,14 +118,7 @@ void scatter_from_root(Context& ctx, const void* sendbuf, std::span<const int> s
   // Largest subtrees first: the time-reversed gather order.
   std::stable_sort(later.begin(), later.end(), [](const RootSend& a, const RootSend& b) { return a.level > b.level; });
   for (const RootSend& s : later) send(s);
-  // Dispatch put the root's own block in recvbuf when recvcount agrees with sendcounts[root].
-  if (recvcount != sendcounts[static_cast<std::size_t>(root)]) {
-    errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
-                                 std::to_string(sendcounts[static_cast<std::size_t>(root)]));
-    const int n = std::min(recvcount, sendcounts[static_cast<std::size_t>(root)]);
-    internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
-                         static_cast<std::size_t>(n) * element);
-  }
+  irr::take_root_block(recvbuf, in, recvcount, sendcounts, displs, root, element, errors);
   started.finish(comm, ctx.timeout());
   errors.raise();
 }
