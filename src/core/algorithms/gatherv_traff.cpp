@@ -172,13 +172,6 @@ void gather_below_root(Context& ctx, const void* sendbuf, int sendcount, DataTyp
 
 }  // namespace
 
-/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
-/// threshold or the cost estimates of "traff").
-static TraffOptions options_of(const Context& ctx) {
-  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
-  return hint != nullptr ? *hint : TraffOptions{};
-}
-
 void gatherv_traff_with(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,
                         std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
                         const TraffOptions& traff_options) {
@@ -192,7 +185,8 @@ void gatherv_traff_with(Context& ctx, const void* sendbuf, int sendcount, void* 
 
 void gatherv_traff(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
                    std::span<const int> displs, DataType type, int root) {
-  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options_of(ctx));
+  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root,
+                     internal::traff_driver::options_of(ctx));
 }
 
 void gatherv_traff_copy(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,

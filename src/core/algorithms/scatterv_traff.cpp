@@ -167,13 +167,6 @@ void scatter_below_root(Context& ctx, void* recvbuf, int recvcount, DataType typ
 
 }  // namespace
 
-/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
-/// threshold or the cost estimates of "traff").
-static TraffOptions options_of(const Context& ctx) {
-  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
-  return hint != nullptr ? *hint : TraffOptions{};
-}
-
 void scatterv_traff_with(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
                          std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
                          const TraffOptions& traff_options) {
@@ -187,7 +180,8 @@ void scatterv_traff_with(Context& ctx, const void* sendbuf, std::span<const int>
 
 void scatterv_traff(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
                     void* recvbuf, int recvcount, DataType type, int root) {
-  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options_of(ctx));
+  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root,
+                      internal::traff_driver::options_of(ctx));
 }
 
 void scatterv_traff_copy(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
