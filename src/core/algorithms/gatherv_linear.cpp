@@ -30,14 +30,12 @@ void gatherv_linear(Context& ctx, const void* sendbuf, int sendcount, void* recv
     return;
   }
   std::byte* out = internal::bytes(recvbuf);
+  const std::vector<int> sources = irr::nonempty_others(recvcounts, root);
   std::vector<Request> receives;
-  std::vector<int> sources;
-  for (int i = 0; i < ctx.procs(); ++i) {
+  for (int i : sources) {
     const auto k = static_cast<std::size_t>(i);
-    if (i == root || recvcounts[k] == 0) continue;
     receives.push_back(ctx.comm().irecv(i, ctx.tag(), out + static_cast<std::size_t>(displs[k]) * element,
                                         static_cast<std::size_t>(recvcounts[k]) * element));
-    sources.push_back(i);
   }
   irr::Deferred errors;
   irr::place_root_block(out, sendbuf, sendcount, recvcounts, displs, root, element, errors);

@@ -33,9 +33,8 @@ void scatterv_linear(Context& ctx, const void* sendbuf, std::span<const int> sen
   }
   const std::byte* in = internal::bytes(sendbuf);
   std::vector<Request> sends;
-  for (int i = 0; i < ctx.procs(); ++i) {
+  for (int i : irr::nonempty_others(sendcounts, root)) {
     const auto k = static_cast<std::size_t>(i);
-    if (i == root || sendcounts[k] == 0) continue;
     sends.push_back(ctx.comm().isend(i, ctx.tag(), in + static_cast<std::size_t>(displs[k]) * element,
                                      static_cast<std::size_t>(sendcounts[k]) * element));
   }

@@ -79,6 +79,16 @@ inline void pack(std::byte* packed, const std::byte* buffer, std::span<const int
   });
 }
 
+/// The ranks other than `root` whose count is not zero, in order: those a linear gatherv or
+/// scatterv root exchanges a message with.
+inline std::vector<int> nonempty_others(std::span<const int> counts, int root) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (static_cast<int>(i) != root && counts[i] != 0) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
 /// The ranks first..last, in order.
 inline std::vector<int> run(int first, int last) {
   std::vector<int> out;
