@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ragged/comm.hpp"
+#include "ragged/datatype.hpp"
 
 namespace ragged {
 
@@ -98,6 +99,25 @@ class Hints {
   std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> values_;
 };
 
+/// A buffer seen as consecutive blocks of `block()` bytes (the recvbuf of an allgather, the
+/// sendbuf of a scatter): at(i) is the first byte of block i, bytes(n) the size of n blocks.
+/// `Byte` is std::byte or const std::byte.
+template <class Byte>
+class BlockView {
+ public:
+  BlockView(Byte* data, std::size_t block) : data_(data), block_(block) {}
+  [[nodiscard]] Byte* data() const { return data_; }
+  [[nodiscard]] std::size_t block() const { return block_; }
+  /// Bytes of `n` blocks (n >= 0).
+  [[nodiscard]] std::size_t bytes(int n) const { return static_cast<std::size_t>(n) * block_; }
+  /// The first byte of block `i` (i >= 0).
+  [[nodiscard]] Byte* at(int i) const { return data_ + bytes(i); }
+
+ private:
+  Byte* data_;
+  std::size_t block_;
+};
+
 /// What an algorithm gets besides its buffers. Built by dispatch, once per call; an algorithm
 /// that composes others builds a sub-context with sub() and calls them through it.
 class Context {
@@ -109,6 +129,8 @@ class Context {
   [[nodiscard]] Runtime& runtime() const { return comm_->runtime(); }
   [[nodiscard]] int rank() const { return comm_->rank(); }
   [[nodiscard]] int size() const { return comm_->size(); }
+  /// P, the number of ranks (size() under the name the algorithms give it).
+  [[nodiscard]] int procs() const { return comm_->size(); }
   [[nodiscard]] const TagBlock& tags() const { return tags_; }
   /// Tag i of this call's block.
   [[nodiscard]] int tag(int i = 0) const { return tags_[i]; }
@@ -120,6 +142,16 @@ class Context {
   [[nodiscard]] const Hints& hints() const { return *hints_; }
   /// The running algorithm's entry of the list (null for a bare context in a test).
   [[nodiscard]] const Algorithm* algorithm() const { return algorithm_; }
+
+  /// Bytes of `count` elements of `type` (one block of a call on equal blocks).
+  [[nodiscard]] static std::size_t bytes(std::size_t count, DataType type) { return count * size_of(type); }
+  /// `buffer` as blocks of `block` bytes each.
+  [[nodiscard]] static BlockView<std::byte> blocks(void* buffer, std::size_t block) {
+    return {static_cast<std::byte*>(buffer), block};
+  }
+  [[nodiscard]] static BlockView<const std::byte> blocks(const void* buffer, std::size_t block) {
+    return {static_cast<const std::byte*>(buffer), block};
+  }
 
   /// Hints of the two families that exist today.
   [[nodiscard]] const ArrivalSnapshot* arrival() const;

@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <type_traits>
 
+#include "internal/names.hpp"
 #include "ragged/datatype.hpp"
 #include "ragged/error.hpp"
 
@@ -24,19 +26,12 @@ std::size_t size_of(DataType type) {
 }
 
 const char* name_of(DataType type) {
-  switch (type) {
-    case DataType::byte:
-      return "byte";
-    case DataType::int32:
-      return "int32";
-    case DataType::int64:
-      return "int64";
-    case DataType::float32:
-      return "float";
-    case DataType::float64:
-      return "double";
-  }
-  return "unknown";
+  static constexpr auto names = std::to_array<internal::Named<DataType>>({{DataType::byte, "byte"},
+                                                                          {DataType::int32, "int32"},
+                                                                          {DataType::int64, "int64"},
+                                                                          {DataType::float32, "float"},
+                                                                          {DataType::float64, "double"}});
+  return internal::name_in(names, type, "unknown");
 }
 
 namespace {

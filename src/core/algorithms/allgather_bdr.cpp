@@ -63,14 +63,11 @@ plans::bdr::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, st
 namespace internal {
 
 void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context) {
-  const int procs = comm.size();
-  const int me = comm.rank();
   const auto block = static_cast<std::size_t>(slot.agreed().block_bytes);
-  const plans::bdr::Schedule schedule = schedule_for(&snapshot, procs, block);
-  const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
-  const std::size_t first_send = schedule.first_send(me);
-  slot.segments.assign(static_cast<std::size_t>(procs), {});
-  slot.received.assign(static_cast<std::size_t>(procs), 0);
+  const plans::bdr::Schedule schedule = schedule_for(&snapshot, comm.size(), block);
+  const std::vector<plans::bdr::RankStep>& program = schedule.program(comm.rank());
+  const std::size_t first_send = schedule.first_send(comm.rank());
+  slot.expect_segments(comm.size());
   for (std::size_t k = 0; k < first_send; ++k) {
     const plans::bdr::RankStep& step = program[k];
     if (step.recv_from < 0) continue;
@@ -88,13 +85,10 @@ void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 
 void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t block = count * size_of(type);
-
+  const int procs = ctx.procs();
+  const std::size_t block = ctx.bytes(count, type);
   // Line 53 (out_id = inp): dispatch copied this rank's block into recvbuf.
-  std::byte* out = internal::bytes(recvbuf);
-  const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
+  const auto out = ctx.blocks(recvbuf, block);
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bdr", block, 0);
   const plans::bdr::Schedule schedule = schedule_for(ctx.arrival(), procs, block);
@@ -106,19 +100,19 @@ void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
     if (internal::BackgroundSlot* done = slot->claim(call)) {
       for (int seg = 0; seg < procs; ++seg) {
         const auto s = static_cast<std::size_t>(seg);
-        if (s < done->received.size() && done->received[s]) std::memcpy(at(seg), done->segments[s].data(), block);
+        if (s < done->received.size() && done->received[s]) std::memcpy(out.at(seg), done->segments[s].data(), block);
       }
       k = done->next_step;
     }
   }
 
   // Lines 56-67: the rest of the schedule.
-  const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
+  const std::vector<plans::bdr::RankStep>& program = schedule.program(ctx.rank());
   for (; k < program.size(); ++k) {
     const plans::bdr::RankStep& step = program[k];
     Request recv;
-    if (step.recv_from >= 0) recv = comm.irecv(step.recv_from, tag, at(step.recv_segment), block);
-    if (step.send_to >= 0) comm.send(step.send_to, tag, at(step.send_segment), block, ctx.timeout());
+    if (step.recv_from >= 0) recv = comm.irecv(step.recv_from, tag, out.at(step.recv_segment), block);
+    if (step.send_to >= 0) comm.send(step.send_to, tag, out.at(step.send_segment), block, ctx.timeout());
     if (step.recv_from >= 0) recv.wait(ctx.timeout());
   }
 }

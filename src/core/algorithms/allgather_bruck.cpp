@@ -32,25 +32,19 @@
 namespace ragged {
 
 void allgather_bruck(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
-  Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
-  const std::size_t block = count * size_of(type);
-  const auto p = static_cast<std::size_t>(procs);
-  const int tag = ctx.tag(0);
-
-  std::byte* out = internal::bytes(recvbuf);
-  const auto at = [&](int position) { return out + static_cast<std::size_t>(position) * block; };
+  const auto out = ctx.blocks(recvbuf, ctx.bytes(count, type));  // by position
+  const int procs = ctx.procs();
+  const int rank = ctx.rank();
   // Own block to position 0 of the rotated view, from position `rank` (where dispatch copied it).
-  internal::copy_bytes(at(0), at(rank), block);
+  internal::copy_bytes(out.at(0), out.at(rank), out.block());
 
   for (int k = 0; k < plans::bruck::rounds(procs); ++k) {
     const plans::bruck::Round round = plans::bruck::round(rank, procs, k);
-    const std::size_t bytes = static_cast<std::size_t>(round.blocks) * block;
-    comm.sendrecv(round.send_to, tag, at(0), bytes, round.recv_from, tag, at(round.distance), bytes, ctx.timeout());
+    ctx.comm().sendrecv(round.send_to, ctx.tag(), out.at(0), out.bytes(round.blocks), round.recv_from, ctx.tag(),
+                        out.at(round.distance), out.bytes(round.blocks), ctx.timeout());
   }
   // Position i holds block rank+i: rotate right by `rank` blocks so that block j sits at j.
-  std::rotate(out, out + (p - static_cast<std::size_t>(rank)) * block, out + p * block);
+  std::rotate(out.data(), out.at(procs - rank), out.at(procs));
 }
 
 }  // namespace ragged

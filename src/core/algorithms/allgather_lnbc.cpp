@@ -187,11 +187,8 @@ class PacedGather {
 }  // namespace
 
 void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
-  Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
-  const std::size_t block = count * size_of(type);
-  const auto p = static_cast<std::size_t>(procs);
+  const std::size_t block = ctx.bytes(count, type);
+  const std::size_t elements = static_cast<std::size_t>(ctx.procs()) * count;  // the whole of recvbuf
   constexpr int root = 0;
 
   // Dispatch copied this rank's block into recvbuf (and returned for P = 1 or an empty block).
@@ -201,26 +198,26 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
   // (HeldBlocks): a streaming broadcast does not send it to that rank.
   Hints hints = ctx.hints();
   hints.set(std::make_shared<const internal::HeldBlocks>(internal::HeldBlocks{block}));
-  if (rank != root) {
+  if (ctx.rank() != root) {
     hints.set(std::make_shared<const internal::SourceProgress>(
         internal::SourceProgress{[](std::size_t, std::size_t) {}, {}, {}}));
     // The send goes from a copy: the broadcast's receives write this block's place in recvbuf
     // while the send may still be pending (MPI forbids touching a pending send's buffer).
-    const std::byte* own = out + static_cast<std::size_t>(rank) * block;
+    const std::byte* own = ctx.blocks(out, block).at(ctx.rank());
     const std::vector<std::byte> copy(own, own + block);
     // The broadcast starts the send (OwnBlockSend): the owner-first chain when rank 0 asks for
     // this block, any other at once.
     Request mine;
     bool started = false;
     const auto start = [&] {
-      if (!started) mine = comm.isend(root, ctx.tag(0), copy.data(), block);
+      if (!started) mine = ctx.comm().isend(root, ctx.tag(0), copy.data(), block);
       started = true;
     };
     hints.set(std::make_shared<const internal::OwnBlockSend>(internal::OwnBlockSend{start, [&] {
                                                                                       start();
                                                                                       mine.wait(ctx.timeout());
                                                                                     }}));
-    (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, p * count, type, root);
+    (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, elements, type, root);
     start();  // every bcast has started it by now; a safety net
     mine.wait(ctx.timeout());
     return;
@@ -230,7 +227,7 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
       [&gather](std::size_t begin, std::size_t end) { gather.wait(begin, end); },
       [&gather](std::size_t begin, std::size_t end) { gather.unsent(begin, end); },
       [&gather](const std::vector<std::pair<std::size_t, std::size_t>>& ranges) { gather.plan(ranges); }}));
-  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, p * count, type, root);
+  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, elements, type, root);
   gather.finish();
 }
 

@@ -77,9 +77,9 @@ bool forwardable(const Header& h, int me, int procs, int source) {
 
 void allgather_push(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t block = count * size_of(type);
+  const int procs = ctx.procs();
+  const int me = ctx.rank();
+  const std::size_t block = ctx.bytes(count, type);
   if (procs == 1 || block == 0) return;
   const std::uint64_t call = internal::call_number(ctx);
   const int tag = ctx.tag(16 + static_cast<int>(call % 2));

@@ -24,22 +24,17 @@
 namespace ragged {
 
 void allgather_ring(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
-  Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
-  const std::size_t block = count * size_of(type);
-  const int tag = ctx.tag(0);
-
   // Dispatch copied this rank's block into recvbuf.
-  std::byte* out = internal::bytes(recvbuf);
-  const auto at = [&](int b) { return out + static_cast<std::size_t>(b) * block; };
-
+  const auto out = ctx.blocks(recvbuf, ctx.bytes(count, type));
+  const int procs = ctx.procs();
+  const int rank = ctx.rank();
   const int right = plans::ring::right(rank, procs);
   const int left = plans::ring::left(rank, procs);
   for (int s = 0; s < procs - 1; ++s) {
     const int send_block = plans::ring::allgather_send_block(rank, procs, s);
     const int recv_block = plans::ring::allgather_recv_block(rank, procs, s);
-    comm.sendrecv(right, tag, at(send_block), block, left, tag, at(recv_block), block, ctx.timeout());
+    ctx.comm().sendrecv(right, ctx.tag(), out.at(send_block), out.block(), left, ctx.tag(), out.at(recv_block),
+                        out.block(), ctx.timeout());
   }
 }
 

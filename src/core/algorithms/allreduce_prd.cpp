@@ -66,10 +66,9 @@ plans::prd::Plan plan_for(const ArrivalSnapshot* snapshot, int procs, std::size_
 void allreduce_prd(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type,
                    const ReduceOp& op) {
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
+  const int procs = ctx.procs();
   const std::size_t esize = size_of(type);
-  const plans::prd::Plan plan = plan_for(ctx.arrival(), procs, count * esize);
+  const plans::prd::Plan plan = plan_for(ctx.arrival(), procs, ctx.bytes(count, type));
   const int blocks = static_cast<int>(plan.early.size());
   const int rounds = plan.rounds;
   const auto piece = [&](int block, int round) { return plans::prd::piece(count, blocks, rounds, block, round); };
@@ -82,7 +81,7 @@ void allreduce_prd(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
   const int tag_done = ctx.tag(2);
   const Timeout timeout = ctx.timeout();
 
-  if (me == plan.late) {
+  if (ctx.rank() == plan.late) {
     // Wave by wave: send piece r of every block to its owner, then expect the finished pieces.
     std::vector<Request> finished;
     finished.reserve(static_cast<std::size_t>(blocks * rounds));
@@ -105,7 +104,7 @@ void allreduce_prd(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
     return;
   }
 
-  const int pos = plan.position(me);
+  const int pos = plan.position(ctx.rank());
   // 1. The early reduce-scatter: a ring over early[], block j ends at early[j].
   namespace ring = plans::ring;
   const auto block_ptr = [&](int j) { return out + ring::segment_offset(count, blocks, j) * esize; };
@@ -152,7 +151,7 @@ void allreduce_prd(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
     reduce_local(op, type, incoming[r % 2], at(p), p.count);
     comm.runtime().charge(static_cast<double>(p.count));
     for (int dest = 0; dest < procs; ++dest) {
-      if (dest != me) pending.push_back(comm.isend(dest, tag_done, at(p), p.count * esize));
+      if (dest != ctx.rank()) pending.push_back(comm.isend(dest, tag_done, at(p), p.count * esize));
     }
   }
   comm.wait_all(pending, timeout);

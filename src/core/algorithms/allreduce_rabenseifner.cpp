@@ -34,6 +34,7 @@
 
 #include "algorithms/list.hpp"
 #include "internal/common.hpp"
+#include "internal/fold.hpp"
 #include "plans/rabenseifner_plan.hpp"
 #include "plans/recursive_doubling_plan.hpp"
 
@@ -41,42 +42,29 @@ namespace ragged {
 
 void allreduce_rabenseifner(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type,
                             const ReduceOp& op) {
+  namespace rd = plans::recursive;
+  namespace rs = plans::rabenseifner;
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
+  const int procs = ctx.procs();
   const std::size_t esize = size_of(type);
-  const std::size_t bytes = count * esize;
-
+  const int pof2 = rd::pof2(procs);
   // Dispatch copied sendbuf into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
 
-  namespace rd = plans::recursive;
-  namespace rs = plans::rabenseifner;
-  const int tag = ctx.tag(0);
-  const int pof2 = rd::pof2(procs);
-
   // Fold the ranks beyond the largest power of two.
-  const int fold = rd::fold_partner(rank, procs);
-  const int v = rd::vrank(rank, procs);
-  if (v < 0) {
-    comm.send(fold, tag, out, bytes, ctx.timeout());
-    comm.recv(fold, tag, out, bytes, ctx.timeout());
-    return;
-  }
+  if (internal::folded_out(ctx, out, count, type)) return;
+  const int v = rd::vrank(ctx.rank(), procs);
+  const bool fold = rd::fold_partner(ctx.rank(), procs) >= 0;
   // Scratch for the fold's whole vector or, at most, the half kept in the first halving step.
   const std::size_t first_half = rs::elements(rs::kept(v, pof2 / 2), count, pof2).size;
-  std::vector<std::byte> scratch((fold >= 0 ? count : first_half) * esize);
-  if (fold >= 0) {
-    comm.recv(fold, tag, scratch.data(), bytes, ctx.timeout());
-    reduce_local(op, type, scratch.data(), out, count);  // lower rank on the left
-    comm.runtime().charge(static_cast<double>(count));
-  }
+  std::vector<std::byte> scratch((fold ? count : first_half) * esize);
+  internal::fold_in(ctx, out, scratch.data(), count, type, op);
 
   // Exchanges `send` for `recv` with `peer`; either range may be empty.
   const auto exchange = [&](int peer, rs::ElementRange send, rs::ElementRange recv, std::byte* recv_to) {
     Request requests[2];
-    if (recv.size != 0) requests[0] = comm.irecv(peer, tag, recv_to, recv.size * esize);
-    if (send.size != 0) requests[1] = comm.isend(peer, tag, out + send.first * esize, send.size * esize);
+    if (recv.size != 0) requests[0] = comm.irecv(peer, ctx.tag(), recv_to, recv.size * esize);
+    if (send.size != 0) requests[1] = comm.isend(peer, ctx.tag(), out + send.first * esize, send.size * esize);
     comm.wait_all(requests, ctx.timeout());
   };
 
@@ -99,7 +87,7 @@ void allreduce_rabenseifner(Context& ctx, const void* /*sendbuf*/, void* recvbuf
     exchange(peer, send, recv, out + recv.first * esize);
   }
 
-  if (fold >= 0) comm.send(fold, tag, out, bytes, ctx.timeout());
+  internal::fold_out(ctx, out, count, type);
 }
 
 }  // namespace ragged

@@ -31,57 +31,43 @@
 
 #include "algorithms/list.hpp"
 #include "internal/common.hpp"
+#include "internal/fold.hpp"
 #include "plans/recursive_doubling_plan.hpp"
 
 namespace ragged {
 
 void allreduce_recursive_doubling(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count,
                                   DataType type, const ReduceOp& op) {
+  namespace rd = plans::recursive;
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
-  const std::size_t bytes = count * size_of(type);
-
+  const std::size_t bytes = ctx.bytes(count, type);
   // Dispatch copied sendbuf into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
 
-  namespace rd = plans::recursive;
-  const int tag = ctx.tag(0);
-  const double elements = static_cast<double>(count);
-  std::vector<std::byte> scratch(bytes);
-
   // Fold the ranks beyond the largest power of two.
-  const int fold = rd::fold_partner(rank, procs);
-  const int v = rd::vrank(rank, procs);
-  if (v < 0) {
-    comm.send(fold, tag, out, bytes, ctx.timeout());
-    comm.recv(fold, tag, out, bytes, ctx.timeout());
-    return;
-  }
-  if (fold >= 0) {
-    comm.recv(fold, tag, scratch.data(), bytes, ctx.timeout());
-    reduce_local(op, type, scratch.data(), out, count);  // lower rank on the left
-    comm.runtime().charge(elements);
-  }
+  if (internal::folded_out(ctx, out, count, type)) return;
+  std::vector<std::byte> scratch(bytes);
+  internal::fold_in(ctx, out, scratch.data(), count, type, op);
 
   // Recursive doubling among the pof2 virtual ranks. `acc` holds this rank's partial result; it
   // alternates between recvbuf and scratch so that the reduction order can follow the ranks.
   std::byte* acc = out;
   std::byte* other = scratch.data();
-  for (int mask = 1; mask < rd::pof2(procs); mask <<= 1) {
-    const int peer = rd::partner(v, mask, procs);
-    comm.sendrecv(peer, tag, acc, bytes, peer, tag, other, bytes, ctx.timeout());
+  const int v = rd::vrank(ctx.rank(), ctx.procs());
+  for (int mask = 1; mask < rd::pof2(ctx.procs()); mask <<= 1) {
+    const int peer = rd::partner(v, mask, ctx.procs());
+    comm.sendrecv(peer, ctx.tag(), acc, bytes, peer, ctx.tag(), other, bytes, ctx.timeout());
     if ((v & mask) != 0) {
       reduce_local(op, type, other, acc, count);  // acc = partner's op mine
     } else {
       reduce_local(op, type, acc, other, count);  // other = mine op partner's
       std::swap(acc, other);
     }
-    comm.runtime().charge(elements);
+    comm.runtime().charge(static_cast<double>(count));
   }
   if (acc != out) internal::copy_bytes(out, acc, bytes);
 
-  if (fold >= 0) comm.send(fold, tag, out, bytes, ctx.timeout());
+  internal::fold_out(ctx, out, count, type);
 }
 
 }  // namespace ragged

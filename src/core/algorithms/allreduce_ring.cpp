@@ -37,45 +37,41 @@ namespace ragged {
 
 void allreduce_ring(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type,
                     const ReduceOp& op) {
+  namespace ring = plans::ring;
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int rank = comm.rank();
+  const int procs = ctx.procs();
+  const int rank = ctx.rank();
   const std::size_t esize = size_of(type);
-
   // Dispatch copied sendbuf into recvbuf.
   std::byte* out = internal::bytes(recvbuf);
-
-  namespace ring = plans::ring;
   const auto seg_ptr = [&](int s) { return out + ring::segment_offset(count, procs, s) * esize; };
   const auto seg_size = [&](int s) { return ring::segment_size(count, procs, s); };
-  const int right = ring::right(rank, procs);
-  const int left = ring::left(rank, procs);
-  const int tag = ctx.tag(0);
+
+  // One step of either phase: segment `send_seg` to the right, segment `recv_seg` from the left
+  // into `recv_to`; either may be empty.
+  const auto step = [&](int send_seg, int recv_seg, std::byte* recv_to) {
+    Request requests[2];
+    if (const std::size_t n = seg_size(recv_seg); n != 0) {
+      requests[0] = comm.irecv(ring::left(rank, procs), ctx.tag(), recv_to, n * esize);
+    }
+    if (const std::size_t n = seg_size(send_seg); n != 0) {
+      requests[1] = comm.isend(ring::right(rank, procs), ctx.tag(), seg_ptr(send_seg), n * esize);
+    }
+    comm.wait_all(requests, ctx.timeout());
+  };
 
   std::vector<std::byte> incoming(seg_size(0) * esize);  // segment 0 is a longest one
   for (int t = 0; t < procs - 1; ++t) {
-    const int send_seg = ring::reduce_scatter_send_segment(rank, procs, t);
     const int recv_seg = ring::reduce_scatter_recv_segment(rank, procs, t);
-    const std::size_t send_n = seg_size(send_seg);
-    const std::size_t recv_n = seg_size(recv_seg);
-    Request requests[2];
-    if (recv_n != 0) requests[0] = comm.irecv(left, tag, incoming.data(), recv_n * esize);
-    if (send_n != 0) requests[1] = comm.isend(right, tag, seg_ptr(send_seg), send_n * esize);
-    comm.wait_all(requests, ctx.timeout());
-    if (recv_n != 0) {
+    step(ring::reduce_scatter_send_segment(rank, procs, t), recv_seg, incoming.data());
+    if (const std::size_t recv_n = seg_size(recv_seg); recv_n != 0) {
       reduce_local(op, type, incoming.data(), seg_ptr(recv_seg), recv_n);
       comm.runtime().charge(static_cast<double>(recv_n));
     }
   }
   for (int t = 0; t < procs - 1; ++t) {
-    const int send_seg = ring::allgather_send_block(rank, procs, t);
     const int recv_seg = ring::allgather_recv_block(rank, procs, t);
-    const std::size_t send_n = seg_size(send_seg);
-    const std::size_t recv_n = seg_size(recv_seg);
-    Request requests[2];
-    if (recv_n != 0) requests[0] = comm.irecv(left, tag, seg_ptr(recv_seg), recv_n * esize);
-    if (send_n != 0) requests[1] = comm.isend(right, tag, seg_ptr(send_seg), send_n * esize);
-    comm.wait_all(requests, ctx.timeout());
+    step(ring::allgather_send_block(rank, procs, t), recv_seg, seg_ptr(recv_seg));
   }
 }
 

@@ -31,9 +31,9 @@ namespace ragged {
 void alltoall_coordinator(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   const ClusterLayout& layout = internal::require_two_clusters(ctx, "coordinator");
   Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const std::size_t b = count * size_of(type);
+  const int p = ctx.procs();
+  const int me = ctx.rank();
+  const std::size_t b = ctx.bytes(count, type);
   const std::byte* in = internal::bytes(sendbuf);
   std::byte* out = internal::bytes(recvbuf);
   const auto at = [b](int rank) { return b * static_cast<std::size_t>(rank); };

@@ -53,8 +53,8 @@ void alltoallv_lg(Context& ctx, const void* sendbuf, std::span<const int> sendco
   const ClusterLayout& layout = internal::require_clusters(ctx, "lg");
   const internal::LgIds ids(layout);
   Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
+  const int p = ctx.procs();
+  const int me = ctx.rank();
   const int tag = ctx.tag(0);        // the blocks
   const int tag_sizes = ctx.tag(1);  // block sizes ahead of the blocks
   const internal::AlltoallvSource source(sendbuf, sendcounts, sdispls, recvcounts, rdispls, type);

@@ -9,6 +9,7 @@
 //
 // Cost (α-β): about α + (Σ_j s(r,j))·β per rank; across two clusters every
 // non-empty block between them is its own backbone message (up to 2·n1·n2).
+#include <utility>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -18,27 +19,19 @@ namespace ragged {
 
 void alltoallv_linear(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
                       void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type) {
-  Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag = ctx.tag(0);
   const internal::AlltoallvSource source(sendbuf, sendcounts, sdispls, recvcounts, rdispls, type);
-  std::byte* out = internal::bytes(recvbuf);
+  const int p = ctx.procs();
   // Dispatch checked that this rank's two counts for itself agree and copied its block.
   std::vector<Request> requests;
   for (int k = 1; k < p; ++k) {
-    const int from = (me + k) % p;
-    if (source.recv_bytes(from) != 0) {
-      requests.push_back(comm.irecv(from, tag, out + source.recv_offset(from), source.recv_bytes(from)));
-    }
+    Request r = source.post_recv(ctx.comm(), (ctx.rank() + k) % p, ctx.tag(), internal::bytes(recvbuf));
+    if (r.active()) requests.push_back(std::move(r));
   }
   for (int k = 1; k < p; ++k) {
-    const int to = (me - k + p) % p;
-    if (source.send_bytes(to) != 0) {
-      requests.push_back(comm.isend(to, tag, source.block(to), source.send_bytes(to)));
-    }
+    Request r = source.post_send(ctx.comm(), (ctx.rank() - k + p) % p, ctx.tag());
+    if (r.active()) requests.push_back(std::move(r));
   }
-  comm.wait_all(requests, ctx.timeout());
+  ctx.comm().wait_all(requests, ctx.timeout());
 }
 
 }  // namespace ragged

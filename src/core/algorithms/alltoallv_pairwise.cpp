@@ -17,22 +17,13 @@ namespace ragged {
 void alltoallv_pairwise(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
                         std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
                         std::span<const int> rdispls, DataType type) {
-  Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag = ctx.tag(0);
   const internal::AlltoallvSource source(sendbuf, sendcounts, sdispls, recvcounts, rdispls, type);
-  std::byte* out = internal::bytes(recvbuf);
+  const int p = ctx.procs();
   // Dispatch checked that this rank's two counts for itself agree and copied its block.
   for (int k = 1; k < p; ++k) {
-    const int to = (me + k) % p;
-    const int from = (me - k + p) % p;
-    Request r[2];
-    if (source.recv_bytes(from) != 0) {
-      r[0] = comm.irecv(from, tag, out + source.recv_offset(from), source.recv_bytes(from));
-    }
-    if (source.send_bytes(to) != 0) r[1] = comm.isend(to, tag, source.block(to), source.send_bytes(to));
-    comm.wait_all(r, ctx.timeout());
+    Request r[2] = {source.post_recv(ctx.comm(), (ctx.rank() - k + p) % p, ctx.tag(), internal::bytes(recvbuf)),
+                    source.post_send(ctx.comm(), (ctx.rank() + k) % p, ctx.tag())};
+    ctx.comm().wait_all(r, ctx.timeout());
   }
 }
 

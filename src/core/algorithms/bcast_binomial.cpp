@@ -27,7 +27,7 @@
 namespace ragged {
 
 void bcast_binomial(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
-  const std::size_t bytes = count * size_of(type);
+  const std::size_t bytes = ctx.bytes(count, type);
   const int tag = ctx.tag(0);
   std::vector<Request> sends;
   for (const int child : internal::binomial_bcast_receive(ctx, buffer, bytes, root, tag)) {

@@ -31,7 +31,7 @@
 namespace ragged {
 
 void bcast_binomial_blocking(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
-  const std::size_t bytes = count * size_of(type);
+  const std::size_t bytes = ctx.bytes(count, type);
   const int tag = ctx.tag(0);
   for (const int child : internal::binomial_bcast_receive(ctx, buffer, bytes, root, tag)) {
     ctx.comm().send(child, tag, buffer, bytes, ctx.timeout());

@@ -22,8 +22,8 @@ namespace ragged {
 
 void bcast_linear(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   Comm& comm = ctx.comm();
-  const std::size_t bytes = count * size_of(type);
-  const int procs = comm.size();
+  const std::size_t bytes = ctx.bytes(count, type);
+  const int procs = ctx.procs();
   const int tag = ctx.tag(0);
 
   if (comm.rank() != root) {

@@ -41,57 +41,47 @@ namespace ragged {
 void gather_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   namespace tree = plans::binomial;
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t bytes = count * size_of(type);
-  const int tag = ctx.tag(0);
-
-  const int v = tree::relative(me, root, procs);
-  const std::vector<int> children = tree::children(v, procs);
-  const auto blocks = [&](int n) { return static_cast<std::size_t>(n) * bytes; };
+  const int procs = ctx.procs();
+  const int tag = ctx.tag();
+  const std::size_t block = ctx.bytes(count, type);
+  const tree::Node node = tree::node(ctx.rank(), root, procs);
   std::vector<Request> recvs;
-  recvs.reserve(children.size());
+  recvs.reserve(node.children.size());
 
-  if (v != 0) {
-    const int parent = tree::absolute(tree::parent(v), root, procs);
-    if (children.empty()) {
-      comm.send(parent, tag, sendbuf, bytes, ctx.timeout());
+  if (node.parent >= 0) {
+    if (node.children.empty()) {
+      comm.send(node.parent, tag, sendbuf, block, ctx.timeout());
       return;
     }
-    const int size = tree::subtree_size(v, procs);
-    const auto run = std::make_unique_for_overwrite<std::byte[]>(blocks(size));  // no zero fill
-    for (int c : children) {
-      recvs.push_back(comm.irecv(tree::absolute(c, root, procs), tag, run.get() + blocks(c - v),
-                                 blocks(tree::subtree_size(c, procs))));
-    }
-    internal::copy_bytes(run.get(), sendbuf, bytes);
+    const auto run =
+        std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(node.size) * block);  // no zero fill
+    const auto blocks = ctx.blocks(run.get(), block);
+    for (const tree::Edge& c : node.children)
+      recvs.push_back(comm.irecv(c.rank, tag, blocks.at(c.offset), blocks.bytes(c.size)));
+    internal::copy_bytes(run.get(), sendbuf, block);
     comm.wait_all(recvs, ctx.timeout());
-    comm.send(parent, tag, run.get(), blocks(size), ctx.timeout());
+    comm.send(node.parent, tag, run.get(), blocks.bytes(node.size), ctx.timeout());
     return;
   }
 
   // The root: children's runs go straight to recvbuf unless they wrap past rank P-1.
-  std::byte* out = internal::bytes(recvbuf);
+  const auto out = ctx.blocks(recvbuf, block);
   std::unique_ptr<std::byte[]> wrapped;  // at most one child's run wraps
-  int wrapped_start = 0;                 // absolute rank of the wrapped run's first block
-  int wrapped_size = 0;
-  for (int c : children) {
-    const int start = tree::absolute(c, root, procs);
-    const int size = tree::subtree_size(c, procs);
-    void* dest = out + blocks(start);
-    if (start + size > procs) {
-      wrapped = std::make_unique_for_overwrite<std::byte[]>(blocks(size));
-      wrapped_start = start;
-      wrapped_size = size;
+  const tree::Edge* wrapping = nullptr;
+  for (const tree::Edge& c : node.children) {
+    void* dest = out.at(c.rank);
+    if (tree::head(c.rank, c.size, procs) != c.size) {
+      wrapped = std::make_unique_for_overwrite<std::byte[]>(out.bytes(c.size));
+      wrapping = &c;
       dest = wrapped.get();
     }
-    recvs.push_back(comm.irecv(start, tag, dest, blocks(size)));
+    recvs.push_back(comm.irecv(c.rank, tag, dest, out.bytes(c.size)));
   }
   comm.wait_all(recvs, ctx.timeout());
-  if (wrapped_size != 0) {
-    const int head = procs - wrapped_start;  // blocks of ranks wrapped_start..P-1
-    internal::copy_bytes(out + blocks(wrapped_start), wrapped.get(), blocks(head));
-    internal::copy_bytes(out, wrapped.get() + blocks(head), blocks(wrapped_size - head));
+  if (wrapping != nullptr) {
+    const int head = tree::head(wrapping->rank, wrapping->size, procs);  // blocks of ranks start..P-1
+    internal::copy_bytes(out.at(wrapping->rank), wrapped.get(), out.bytes(head));
+    internal::copy_bytes(out.data(), wrapped.get() + out.bytes(head), out.bytes(wrapping->size - head));
   }
 }
 

@@ -67,13 +67,12 @@ void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot
 }  // namespace internal
 
 void gather_bsls(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
-  Comm& comm = ctx.comm();
   // Dispatch copied the root's own block into recvbuf.
-  const std::size_t block = count * size_of(type);
+  const std::size_t block = ctx.bytes(count, type);
   const internal::PlanKey call = internal::plan_key(Collective::gather, "bsls", block, root);
   if (internal::BackgroundSlot* slot = internal::slot_of(ctx)) {
-    if (internal::BackgroundSlot* done = slot->claim(call); done != nullptr && comm.rank() == root) {
-      for (int r = 0; r < comm.size(); ++r) {
+    if (internal::BackgroundSlot* done = slot->claim(call); done != nullptr && ctx.rank() == root) {
+      for (int r = 0; r < ctx.procs(); ++r) {
         const auto s = static_cast<std::size_t>(r);
         if (r == root || s >= done->received.size() || !done->received[s]) {
           if (r != root) throw Error("bsls: the background gather finished without rank " + std::to_string(r));

@@ -19,28 +19,22 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
-#include "internal/common.hpp"
 
 namespace ragged {
 
 void gather_linear(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
-  Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t bytes = count * size_of(type);
-  const int tag = ctx.tag(0);
-
-  if (me != root) {
-    comm.send(root, tag, sendbuf, bytes, ctx.timeout());
+  const auto out = ctx.blocks(recvbuf, ctx.bytes(count, type));
+  if (ctx.rank() != root) {
+    ctx.comm().send(root, ctx.tag(), sendbuf, out.block(), ctx.timeout());
     return;
   }
   std::vector<Request> recvs;
-  recvs.reserve(static_cast<std::size_t>(procs - 1));
-  for (int i = 1; i < procs; ++i) {
-    const int r = (root + i) % procs;
-    recvs.push_back(comm.irecv(r, tag, internal::bytes(recvbuf) + static_cast<std::size_t>(r) * bytes, bytes));
+  recvs.reserve(static_cast<std::size_t>(ctx.procs() - 1));
+  for (int i = 1; i < ctx.procs(); ++i) {
+    const int r = (root + i) % ctx.procs();
+    recvs.push_back(ctx.comm().irecv(r, ctx.tag(), out.at(r), out.block()));
   }
-  comm.wait_all(recvs, ctx.timeout());
+  ctx.comm().wait_all(recvs, ctx.timeout());
 }
 
 }  // namespace ragged

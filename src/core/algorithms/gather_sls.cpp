@@ -47,9 +47,9 @@ namespace internal {
 void sorted_gather_foreground(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                               int root, int signal_tag, int data_tag) {
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t block = count * size_of(type);
+  const int procs = ctx.procs();
+  const int me = ctx.rank();
+  const std::size_t block = ctx.bytes(count, type);
   const std::size_t first = sorted_gather_short_bytes(block);
 
   if (me != root) {
@@ -80,7 +80,7 @@ void sorted_gather_foreground(const Context& ctx, const void* sendbuf, void* rec
 void gather_sls(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   // Dispatch copied the root's own block into recvbuf.
   // SLS has no background part; claiming cancels one prepared for another call.
-  const internal::PlanKey call = internal::plan_key(Collective::gather, "sls", count * size_of(type), root);
+  const internal::PlanKey call = internal::plan_key(Collective::gather, "sls", ctx.bytes(count, type), root);
   if (internal::BackgroundSlot* slot = internal::slot_of(ctx)) slot->claim(call);
   internal::sorted_gather_foreground(
       ctx, sendbuf, recvbuf, count, type, root,

@@ -28,7 +28,6 @@
 // Count checks: the root compares each child's announced size with recvcounts over
 // the child's run, receives what comes anyway, and raises InvalidArgument
 // ("recvcounts") at the end.
-#include <algorithm>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -42,48 +41,31 @@ void gatherv_binomial(Context& ctx, const void* sendbuf, int sendcount, void* re
   namespace irr = internal::irregular;
   namespace tree = plans::binomial;
   Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag_data = ctx.tag(0);
-  const int tag_size = ctx.tag(1);  // subtree sizes ahead of the data
   const std::size_t element = size_of(type);
   const int own = sendcount;
-
-  const int v = tree::relative(me, root, p);
-  const std::vector<int> children = tree::children(v, p);
-  std::vector<std::int64_t> sizes(children.size(), 0);
-  {
-    std::vector<Request> headers;
-    for (std::size_t k = 0; k < children.size(); ++k) {
-      headers.push_back(comm.irecv(tree::absolute(children[k], root, p), tag_size, &sizes[k], sizeof(std::int64_t)));
-    }
-    comm.wait_all(headers, ctx.timeout());
-  }
-  std::int64_t total = own;
-  for (std::int64_t s : sizes) total += s;
+  const tree::Node node = tree::node(ctx.rank(), root, ctx.procs());
+  // Subtree sizes ahead of the data, on the second tag.
+  const irr::SubtreeSizes sizes = irr::exchange_subtree_sizes(comm, node, own, ctx.tag(1), ctx.timeout());
+  const int tag_data = ctx.tag(0);
   irr::Deferred errors;
 
-  if (v != 0) {
-    const int parent = tree::absolute(tree::parent(v), root, p);
-    comm.send(parent, tag_size, &total, sizeof total, ctx.timeout());
-    if (total == 0) return;
-    if (total == own) {
-      comm.send(parent, tag_data, sendbuf, static_cast<std::size_t>(own) * element, ctx.timeout());
+  if (node.parent >= 0) {
+    if (sizes.total == 0) return;
+    if (sizes.total == own) {
+      comm.send(node.parent, tag_data, sendbuf, static_cast<std::size_t>(own) * element, ctx.timeout());
       return;
     }
-    std::vector<std::byte> buffer(static_cast<std::size_t>(total) * element);
+    std::vector<std::byte> buffer(static_cast<std::size_t>(sizes.total) * element);
     std::vector<Request> receives;
     std::size_t at = static_cast<std::size_t>(own) * element;
-    for (std::size_t k = 0; k < children.size(); ++k) {
-      const std::size_t bytes = static_cast<std::size_t>(sizes[k]) * element;
-      if (bytes != 0) {
-        receives.push_back(comm.irecv(tree::absolute(children[k], root, p), tag_data, buffer.data() + at, bytes));
-      }
+    for (std::size_t k = 0; k < node.children.size(); ++k) {
+      const std::size_t bytes = static_cast<std::size_t>(sizes.child[k]) * element;
+      if (bytes != 0) receives.push_back(comm.irecv(node.children[k].rank, tag_data, buffer.data() + at, bytes));
       at += bytes;
     }
     internal::copy_bytes(buffer.data(), sendbuf, static_cast<std::size_t>(own) * element);
     comm.wait_all(receives, ctx.timeout());
-    comm.send(parent, tag_data, buffer.data(), buffer.size(), ctx.timeout());
+    comm.send(node.parent, tag_data, buffer.data(), buffer.size(), ctx.timeout());
     return;
   }
 
@@ -98,36 +80,29 @@ void gatherv_binomial(Context& ctx, const void* sendbuf, int sendcount, void* re
     bool unpack;
   };
   std::vector<Pending> pending;
-  for (std::size_t k = 0; k < children.size(); ++k) {
-    const int c = children[k];
-    std::vector<int> ranks;
-    for (int u = c; u < c + tree::subtree_size(c, p); ++u) ranks.push_back(tree::absolute(u, root, p));
+  for (std::size_t k = 0; k < node.children.size(); ++k) {
+    const std::int64_t claimed = sizes.child[k];
+    std::vector<int> ranks = tree::subtree_ranks(node.children[k].vrank, root, ctx.procs());
     const std::int64_t expected = irr::total(recvcounts, ranks);
-    Pending pd{Request{}, ranks.front(), static_cast<std::size_t>(sizes[k]) * element, std::move(ranks), {}, false};
-    if (expected != sizes[k]) {
+    Pending pd{Request{}, ranks.front(), static_cast<std::size_t>(claimed) * element, std::move(ranks), {}, false};
+    if (expected != claimed) {
       errors.note("recvcounts", "the subtree of rank " + std::to_string(pd.source) + " sends " +
-                                    std::to_string(sizes[k]) + " elements, recvcounts say " + std::to_string(expected));
+                                    std::to_string(claimed) + " elements, recvcounts say " + std::to_string(expected));
     }
     if (pd.bytes == 0) continue;
     void* dest = nullptr;
     const auto at = irr::contiguous(recvcounts, displs, pd.ranks);
-    if (expected == sizes[k] && at) {
+    if (expected == claimed && at) {
       dest = out + static_cast<std::size_t>(*at) * element;
     } else {
       pd.staging.resize(pd.bytes);
-      pd.unpack = expected == sizes[k];
+      pd.unpack = expected == claimed;
       dest = pd.staging.data();
     }
     pd.request = comm.irecv(pd.source, tag_data, dest, pd.bytes);
     pending.push_back(std::move(pd));
   }
-  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
-  if (const int want = recvcounts[static_cast<std::size_t>(root)]; sendcount != want) {
-    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                 std::to_string(want));
-    internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
-                         static_cast<std::size_t>(std::min(sendcount, want)) * element);
-  }
+  irr::place_root_block(out, sendbuf, sendcount, recvcounts, displs, root, element, errors);
   for (Pending& pd : pending) {
     irr::wait_checked(pd.request, pd.bytes, ctx.timeout(), errors, "recvcounts", pd.source);
     if (pd.unpack) irr::unpack(out, pd.staging.data(), recvcounts, displs, pd.ranks, element);

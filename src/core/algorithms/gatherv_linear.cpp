@@ -19,7 +19,6 @@
 // ("recvcounts") at the root after the call; one that sends more raises the
 // transport's truncation error. A non-empty block the root expects as empty (or the
 // reverse) cannot be detected cheaply: the message then waits (use a timeout).
-#include <algorithm>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -30,33 +29,22 @@ namespace ragged {
 void gatherv_linear(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
                     std::span<const int> displs, DataType type, int root) {
   namespace irr = internal::irregular;
-  Comm& comm = ctx.comm();
-  const int tag = ctx.tag(0);
   const std::size_t element = size_of(type);
-  const int me = comm.rank();
-  if (me != root) {
+  if (ctx.rank() != root) {
     const std::size_t bytes = static_cast<std::size_t>(sendcount) * element;
-    if (bytes != 0) comm.send(root, tag, sendbuf, bytes, ctx.timeout());
+    if (bytes != 0) ctx.comm().send(root, ctx.tag(), sendbuf, bytes, ctx.timeout());
     return;
   }
   std::byte* out = internal::bytes(recvbuf);
+  const std::vector<int> sources = irr::nonempty_others(recvcounts, root);
   std::vector<Request> receives;
-  std::vector<int> sources;
-  for (int i = 0; i < comm.size(); ++i) {
+  for (int i : sources) {
     const auto k = static_cast<std::size_t>(i);
-    if (i == root || recvcounts[k] == 0) continue;
-    receives.push_back(comm.irecv(i, tag, out + static_cast<std::size_t>(displs[k]) * element,
-                                  static_cast<std::size_t>(recvcounts[k]) * element));
-    sources.push_back(i);
+    receives.push_back(ctx.comm().irecv(i, ctx.tag(), out + static_cast<std::size_t>(displs[k]) * element,
+                                        static_cast<std::size_t>(recvcounts[k]) * element));
   }
   irr::Deferred errors;
-  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
-  if (const int own = recvcounts[static_cast<std::size_t>(root)]; sendcount != own) {
-    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                 std::to_string(own));
-    internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
-                         static_cast<std::size_t>(std::min(sendcount, own)) * element);
-  }
+  irr::place_root_block(out, sendbuf, sendcount, recvcounts, displs, root, element, errors);
   for (std::size_t j = 0; j < receives.size(); ++j) {
     const auto k = static_cast<std::size_t>(sources[j]);
     irr::wait_checked(receives[j], static_cast<std::size_t>(recvcounts[k]) * element, ctx.timeout(), errors,

@@ -129,14 +129,7 @@ void gather_at_root(Context& ctx, const void* sendbuf, int sendcount, void* recv
     }
   }
 
-  // Dispatch put the root's own block in place when sendcount agrees with recvcounts[root].
-  if (sendcount != recvcounts[static_cast<std::size_t>(root)]) {
-    errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
-                                 std::to_string(recvcounts[static_cast<std::size_t>(root)]));
-    const int n = std::min(sendcount, recvcounts[static_cast<std::size_t>(root)]);
-    internal::copy_bytes(out + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element, sendbuf,
-                         static_cast<std::size_t>(n) * element);
-  }
+  irr::place_root_block(out, sendbuf, sendcount, recvcounts, displs, root, element, errors);
   for (RootReceive& rr : receives) {
     irr::wait_checked(rr.request, rr.bytes, ctx.timeout(), errors, "recvcounts", rr.source);
     if (rr.unpack) irr::unpack(out, rr.staging.data(), recvcounts, displs, rr.ranks, element);
@@ -187,13 +180,6 @@ void gather_below_root(Context& ctx, const void* sendbuf, int sendcount, DataTyp
 
 }  // namespace
 
-/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
-/// threshold or the cost estimates of "traff").
-static TraffOptions options_of(const Context& ctx) {
-  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
-  return hint != nullptr ? *hint : TraffOptions{};
-}
-
 void gatherv_traff_with(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,
                         std::span<const int> recvcounts, std::span<const int> displs, DataType type, int root,
                         const TraffOptions& traff_options) {
@@ -207,7 +193,8 @@ void gatherv_traff_with(Context& ctx, const void* sendbuf, int sendcount, void* 
 
 void gatherv_traff(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf, std::span<const int> recvcounts,
                    std::span<const int> displs, DataType type, int root) {
-  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root, options_of(ctx));
+  gatherv_traff_with(ctx, sendbuf, sendcount, recvbuf, recvcounts, displs, type, root,
+                     internal::traff_driver::options_of(ctx));
 }
 
 void gatherv_traff_copy(Context& ctx, const void* sendbuf, int sendcount, void* recvbuf,

@@ -61,12 +61,12 @@ void reduce_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size
   if (op.kind != OpKind::custom && type == DataType::byte) {
     throw InvalidArgument("type", "built-in operator '" + op.label + "' is not defined on byte");
   }
-  const int procs = comm.size();
-  const int me = comm.rank();
+  const int procs = ctx.procs();
+  const int me = ctx.rank();
   const bool is_root = me == root;
   // The own operand sits in recvbuf (in place at the root, or an allreduce on every rank).
   const bool inplace = sendbuf == recvbuf;
-  const std::size_t bytes = count * size_of(type);
+  const std::size_t bytes = ctx.bytes(count, type);
   const int tag = ctx.tag(0);
 
   const void* mine = sendbuf;

@@ -40,50 +40,42 @@ namespace ragged {
 void scatter_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
   namespace tree = plans::binomial;
   Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t bytes = count * size_of(type);
-  const int tag = ctx.tag(0);
-
-  const int v = tree::relative(me, root, procs);
-  const std::vector<int> children = tree::children(v, procs);
-  const auto blocks = [&](int n) { return static_cast<std::size_t>(n) * bytes; };
+  const int procs = ctx.procs();
+  const int tag = ctx.tag();
+  const std::size_t block = ctx.bytes(count, type);
+  const tree::Node node = tree::node(ctx.rank(), root, procs);
   std::vector<Request> sends;
-  sends.reserve(children.size());
+  sends.reserve(node.children.size());
 
-  if (v != 0) {
-    const int parent = tree::absolute(tree::parent(v), root, procs);
-    if (children.empty()) {
-      comm.recv(parent, tag, recvbuf, bytes, ctx.timeout());
+  if (node.parent >= 0) {
+    if (node.children.empty()) {
+      comm.recv(node.parent, tag, recvbuf, block, ctx.timeout());
       return;
     }
-    const std::size_t run_bytes = blocks(tree::subtree_size(v, procs));
-    const auto run = std::make_unique_for_overwrite<std::byte[]>(run_bytes);  // no zero fill
-    comm.recv(parent, tag, run.get(), run_bytes, ctx.timeout());
-    for (auto c = children.rbegin(); c != children.rend(); ++c) {
-      sends.push_back(comm.isend(tree::absolute(*c, root, procs), tag, run.get() + blocks(*c - v),
-                                 blocks(tree::subtree_size(*c, procs))));
+    const auto run =
+        std::make_unique_for_overwrite<std::byte[]>(static_cast<std::size_t>(node.size) * block);  // no zero fill
+    const auto blocks = ctx.blocks(run.get(), block);
+    comm.recv(node.parent, tag, run.get(), blocks.bytes(node.size), ctx.timeout());
+    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) {
+      sends.push_back(comm.isend(c->rank, tag, blocks.at(c->offset), blocks.bytes(c->size)));
     }
-    internal::copy_bytes(recvbuf, run.get(), bytes);
+    internal::copy_bytes(recvbuf, run.get(), block);
     comm.wait_all(sends, ctx.timeout());
     return;
   }
 
   // The root: children's runs go straight from sendbuf unless they wrap past rank P-1.
-  const std::byte* in = internal::bytes(sendbuf);
+  const auto in = ctx.blocks(sendbuf, block);
   std::unique_ptr<std::byte[]> wrapped;  // at most one child's run wraps
-  for (auto c = children.rbegin(); c != children.rend(); ++c) {
-    const int start = tree::absolute(*c, root, procs);
-    const int size = tree::subtree_size(*c, procs);
-    const void* src = in + blocks(start);
-    if (start + size > procs) {
-      const int head = procs - start;  // blocks of ranks start..P-1
-      wrapped = std::make_unique_for_overwrite<std::byte[]>(blocks(size));
-      internal::copy_bytes(wrapped.get(), in + blocks(start), blocks(head));
-      internal::copy_bytes(wrapped.get() + blocks(head), in, blocks(size - head));
+  for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) {
+    const void* src = in.at(c->rank);
+    if (const int head = tree::head(c->rank, c->size, procs); head != c->size) {  // blocks of ranks start..P-1
+      wrapped = std::make_unique_for_overwrite<std::byte[]>(in.bytes(c->size));
+      internal::copy_bytes(wrapped.get(), in.at(c->rank), in.bytes(head));
+      internal::copy_bytes(wrapped.get() + in.bytes(head), in.data(), in.bytes(c->size - head));
       src = wrapped.get();
     }
-    sends.push_back(comm.isend(start, tag, src, blocks(size)));
+    sends.push_back(comm.isend(c->rank, tag, src, in.bytes(c->size)));
   }
   comm.wait_all(sends, ctx.timeout());
 }

@@ -20,28 +20,23 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
-#include "internal/common.hpp"
 
 namespace ragged {
 
 void scatter_linear(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type, int root) {
-  Comm& comm = ctx.comm();
-  const int procs = comm.size();
-  const int me = comm.rank();
-  const std::size_t bytes = count * size_of(type);
-  const int tag = ctx.tag(0);
-
-  if (me != root) {
-    comm.recv(root, tag, recvbuf, bytes, ctx.timeout());
+  const std::size_t block = ctx.bytes(count, type);
+  if (ctx.rank() != root) {
+    ctx.comm().recv(root, ctx.tag(), recvbuf, block, ctx.timeout());
     return;
   }
+  const auto in = ctx.blocks(sendbuf, block);
   std::vector<Request> sends;
-  sends.reserve(static_cast<std::size_t>(procs - 1));
-  for (int i = 1; i < procs; ++i) {
-    const int r = (root + i) % procs;
-    sends.push_back(comm.isend(r, tag, internal::bytes(sendbuf) + static_cast<std::size_t>(r) * bytes, bytes));
+  sends.reserve(static_cast<std::size_t>(ctx.procs() - 1));
+  for (int i = 1; i < ctx.procs(); ++i) {
+    const int r = (root + i) % ctx.procs();
+    sends.push_back(ctx.comm().isend(r, ctx.tag(), in.at(r), block));
   }
-  comm.wait_all(sends, ctx.timeout());
+  ctx.comm().wait_all(sends, ctx.timeout());
 }
 
 }  // namespace ragged

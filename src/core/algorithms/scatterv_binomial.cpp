@@ -27,7 +27,6 @@
 // Count checks: the root compares each child's announced size with sendcounts, sends
 // what the child expects (zeros where they disagree) and raises InvalidArgument
 // ("sendcounts") at the end.
-#include <algorithm>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -41,54 +40,35 @@ void scatterv_binomial(Context& ctx, const void* sendbuf, std::span<const int> s
   namespace irr = internal::irregular;
   namespace tree = plans::binomial;
   Comm& comm = ctx.comm();
-  const int p = comm.size();
-  const int me = comm.rank();
-  const int tag_data = ctx.tag(0);
-  const int tag_size = ctx.tag(1);  // subtree sizes, upwards
   const std::size_t element = size_of(type);
   const int own = recvcount;
-
-  const int v = tree::relative(me, root, p);
-  const std::vector<int> children = tree::children(v, p);
-  std::vector<std::int64_t> sizes(children.size(), 0);
-  {
-    std::vector<Request> headers;
-    for (std::size_t k = 0; k < children.size(); ++k) {
-      headers.push_back(comm.irecv(tree::absolute(children[k], root, p), tag_size, &sizes[k], sizeof(std::int64_t)));
-    }
-    comm.wait_all(headers, ctx.timeout());
-  }
-  std::int64_t total = own;
-  for (std::int64_t s : sizes) total += s;
+  const tree::Node node = tree::node(ctx.rank(), root, ctx.procs());
+  // Subtree sizes first, upwards, on the second tag.
+  const irr::SubtreeSizes sizes = irr::exchange_subtree_sizes(comm, node, own, ctx.tag(1), ctx.timeout());
   irr::Deferred errors;
 
-  if (v != 0) {
-    const int parent = tree::absolute(tree::parent(v), root, p);
-    comm.send(parent, tag_size, &total, sizeof total, ctx.timeout());
-    if (total == 0) return;
-    const std::size_t bytes = static_cast<std::size_t>(total) * element;
-    if (total == own) {
-      Request r = comm.irecv(parent, tag_data, recvbuf, bytes);
-      irr::wait_checked(r, bytes, ctx.timeout(), errors, "recvcount", parent);
+  if (node.parent >= 0) {
+    if (sizes.total == 0) return;
+    const std::size_t bytes = static_cast<std::size_t>(sizes.total) * element;
+    if (sizes.total == own) {
+      Request r = comm.irecv(node.parent, ctx.tag(0), recvbuf, bytes);
+      irr::wait_checked(r, bytes, ctx.timeout(), errors, "recvcount", node.parent);
       errors.raise();
       return;
     }
     std::vector<std::byte> buffer(bytes);
-    Request r = comm.irecv(parent, tag_data, buffer.data(), bytes);
-    irr::wait_checked(r, bytes, ctx.timeout(), errors, "recvcount", parent);
-    std::vector<std::size_t> offsets(children.size());
+    Request r = comm.irecv(node.parent, ctx.tag(0), buffer.data(), bytes);
+    irr::wait_checked(r, bytes, ctx.timeout(), errors, "recvcount", node.parent);
+    std::vector<std::size_t> offsets(node.children.size());
     std::size_t at = static_cast<std::size_t>(own) * element;
-    for (std::size_t k = 0; k < children.size(); ++k) {
+    for (std::size_t k = 0; k < node.children.size(); ++k) {
       offsets[k] = at;
-      at += static_cast<std::size_t>(sizes[k]) * element;
+      at += static_cast<std::size_t>(sizes.child[k]) * element;
     }
     irr::OrderedSends started;
-    for (std::size_t k = children.size(); k-- > 0;) {
-      const std::size_t n = static_cast<std::size_t>(sizes[k]) * element;
-      if (n != 0) {
-        started.start(comm, tree::absolute(children[k], root, p), tag_data, buffer.data() + offsets[k], n,
-                      ctx.timeout());
-      }
+    for (std::size_t k = node.children.size(); k-- > 0;) {
+      const std::size_t n = static_cast<std::size_t>(sizes.child[k]) * element;
+      if (n != 0) started.start(comm, node.children[k].rank, ctx.tag(0), buffer.data() + offsets[k], n, ctx.timeout());
     }
     internal::copy_bytes(recvbuf, buffer.data(), static_cast<std::size_t>(own) * element);
     started.finish(comm, ctx.timeout());
@@ -99,39 +79,32 @@ void scatterv_binomial(Context& ctx, const void* sendbuf, std::span<const int> s
   // The root: farthest child first.
   const std::byte* in = internal::bytes(sendbuf);
   std::vector<std::vector<std::byte>> packed;  // alive until every send completed
-  packed.reserve(children.size());
+  packed.reserve(node.children.size());
   irr::OrderedSends started;
-  for (std::size_t k = children.size(); k-- > 0;) {
-    const int c = children[k];
-    std::vector<int> ranks;
-    for (int u = c; u < c + tree::subtree_size(c, p); ++u) ranks.push_back(tree::absolute(u, root, p));
+  for (std::size_t k = node.children.size(); k-- > 0;) {
+    const std::int64_t claimed = sizes.child[k];
+    const std::vector<int> ranks = tree::subtree_ranks(node.children[k].vrank, root, ctx.procs());
     const std::int64_t expected = irr::total(sendcounts, ranks);
-    const std::size_t bytes = static_cast<std::size_t>(sizes[k]) * element;
+    const std::size_t bytes = static_cast<std::size_t>(claimed) * element;
     const int dest = ranks.front();
-    if (expected != sizes[k]) {
-      errors.note("sendcounts", "the subtree of rank " + std::to_string(dest) + " expects " + std::to_string(sizes[k]) +
+    if (expected != claimed) {
+      errors.note("sendcounts", "the subtree of rank " + std::to_string(dest) + " expects " + std::to_string(claimed) +
                                     " elements, sendcounts say " + std::to_string(expected));
       if (bytes == 0) continue;
       packed.emplace_back(bytes, std::byte{0});
-      started.start(comm, dest, tag_data, packed.back().data(), bytes, ctx.timeout());
+      started.start(comm, dest, ctx.tag(0), packed.back().data(), bytes, ctx.timeout());
       continue;
     }
     if (bytes == 0) continue;
     if (const auto at = irr::contiguous(sendcounts, displs, ranks)) {
-      started.start(comm, dest, tag_data, in + static_cast<std::size_t>(*at) * element, bytes, ctx.timeout());
+      started.start(comm, dest, ctx.tag(0), in + static_cast<std::size_t>(*at) * element, bytes, ctx.timeout());
     } else {
       packed.emplace_back(bytes);
       irr::pack(packed.back().data(), in, sendcounts, displs, ranks, element);
-      started.start(comm, dest, tag_data, packed.back().data(), bytes, ctx.timeout());
+      started.start(comm, dest, ctx.tag(0), packed.back().data(), bytes, ctx.timeout());
     }
   }
-  // Dispatch put the root's own block in recvbuf when recvcount agrees with sendcounts[root].
-  if (const int have = sendcounts[static_cast<std::size_t>(root)]; recvcount != have) {
-    errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
-                                 std::to_string(have));
-    internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
-                         static_cast<std::size_t>(std::min(recvcount, have)) * element);
-  }
+  irr::take_root_block(recvbuf, in, recvcount, sendcounts, displs, root, element, errors);
   started.finish(comm, ctx.timeout());
   errors.raise();
 }

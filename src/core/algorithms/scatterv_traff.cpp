@@ -123,14 +123,7 @@ void scatter_from_root(Context& ctx, const void* sendbuf, std::span<const int> s
   // Largest subtrees first: the time-reversed gather order.
   std::stable_sort(later.begin(), later.end(), [](const RootSend& a, const RootSend& b) { return a.level > b.level; });
   for (const RootSend& s : later) send(s);
-  // Dispatch put the root's own block in recvbuf when recvcount agrees with sendcounts[root].
-  if (recvcount != sendcounts[static_cast<std::size_t>(root)]) {
-    errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
-                                 std::to_string(sendcounts[static_cast<std::size_t>(root)]));
-    const int n = std::min(recvcount, sendcounts[static_cast<std::size_t>(root)]);
-    internal::copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[static_cast<std::size_t>(root)]) * element,
-                         static_cast<std::size_t>(n) * element);
-  }
+  irr::take_root_block(recvbuf, in, recvcount, sendcounts, displs, root, element, errors);
   started.finish(comm, ctx.timeout());
   errors.raise();
 }
@@ -179,13 +172,6 @@ void scatter_below_root(Context& ctx, void* recvbuf, int recvcount, DataType typ
 
 }  // namespace
 
-/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
-/// threshold or the cost estimates of "traff").
-static TraffOptions options_of(const Context& ctx) {
-  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
-  return hint != nullptr ? *hint : TraffOptions{};
-}
-
 void scatterv_traff_with(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,
                          std::span<const int> displs, void* recvbuf, int recvcount, DataType type, int root,
                          const TraffOptions& traff_options) {
@@ -199,7 +185,8 @@ void scatterv_traff_with(Context& ctx, const void* sendbuf, std::span<const int>
 
 void scatterv_traff(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> displs,
                     void* recvbuf, int recvcount, DataType type, int root) {
-  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root, options_of(ctx));
+  scatterv_traff_with(ctx, sendbuf, sendcounts, displs, recvbuf, recvcount, type, root,
+                      internal::traff_driver::options_of(ctx));
 }
 
 void scatterv_traff_copy(Context& ctx, const void* sendbuf, std::span<const int> sendcounts,

@@ -45,11 +45,13 @@
 //
 // Window of rank x: m bytes (bcast), or ceil(log2 P) slots of m bytes, slot j for the child
 // at distance 2^j (reduce); 3 ceil(log2 P) notifications: id = kind * ceil(log2 P) + j.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "internal/common.hpp"
+#include "internal/names.hpp"
 #include "internal/threshold.hpp"
 #include "internal/window_cache.hpp"
 #include "plans/binomial_tree.hpp"
@@ -73,15 +75,9 @@ struct Slots {
 };
 
 const char* name_of(Kind kind) {
-  switch (kind) {
-    case Kind::data:
-      return "data";
-    case Kind::ready:
-      return "ready";
-    case Kind::ack:
-      return "ack";
-  }
-  return "?";
+  static constexpr auto names =
+      std::to_array<internal::Named<Kind>>({{Kind::data, "data"}, {Kind::ready, "ready"}, {Kind::ack, "ack"}});
+  return internal::name_in(names, kind, "?");
 }
 
 /// Waits for notification (kind, j), consumes it and checks that it belongs to this call.

@@ -50,8 +50,8 @@ traff::Node construct(const Context& ctx, std::int64_t elements, const traff::Pa
                       const Hooks& hooks) {
   Comm& comm = ctx.comm();
   const Timeout timeout = ctx.timeout();
-  const int me = comm.rank();
-  const int p = comm.size();
+  const int me = ctx.rank();
+  const int p = ctx.procs();
   traff::Builder builder(me, elements, params);
   const int levels = traff::levels(p);
   std::array<traff::CubeInfo, 32> notices{};  // kept alive until their sends complete

@@ -1,4 +1,4 @@
-// Internals of the arrival runtime shared by the agent (monitor.cpp) and the
+// Internals of the arrival runtime shared by the agent (monitor_agent.cpp) and the
 // arrival-aware algorithms: which background part a plan asks for, the slot
 // through which the agent hands its background results to the foreground, and
 // the background parts themselves (defined beside their algorithms).
@@ -143,6 +143,11 @@ class BackgroundSlot {
   /// rank r's block, received by the root.
   std::vector<std::vector<std::byte>> segments;
   std::vector<char> received;
+  /// Sets up `count` empty segments, none received (how a background part starts).
+  void expect_segments(int count) {
+    segments.assign(static_cast<std::size_t>(count), {});
+    received.assign(static_cast<std::size_t>(count), 0);
+  }
   /// BDR: index in this rank's program where the foreground continues.
   std::size_t next_step = 0;
   /// Messages the background received (a cancelled background that received any means the

@@ -1,5 +1,5 @@
 // The background parts of the arrival-aware algorithms, as their lines in the algorithm list
-// (src/core/algorithms/list.def) name them. The agent (monitor.cpp) runs them through these
+// (src/core/algorithms/list.def) name them. The agent (monitor_agent.cpp) runs them through these
 // entries and never by name.
 #include "arrival/background.hpp"
 #include "internal/common.hpp"

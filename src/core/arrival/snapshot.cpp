@@ -1,10 +1,12 @@
 // ArrivalSnapshot, the estimators, and the background slot's handshake.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "arrival/background.hpp"
+#include "internal/names.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -12,15 +14,9 @@
 namespace ragged {
 
 const char* name_of(ArrivalSource source) {
-  switch (source) {
-    case ArrivalSource::none:
-      return "none";
-    case ArrivalSource::estimated:
-      return "estimated";
-    case ArrivalSource::measured:
-      return "measured";
-  }
-  return "unknown";
+  static constexpr auto names = std::to_array<internal::Named<ArrivalSource>>(
+      {{ArrivalSource::none, "none"}, {ArrivalSource::estimated, "estimated"}, {ArrivalSource::measured, "measured"}});
+  return internal::name_in(names, source, "unknown");
 }
 
 // ------------------------------------------------------------------ snapshot

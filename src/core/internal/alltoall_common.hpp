@@ -55,6 +55,16 @@ class AlltoallvSource {
   [[nodiscard]] std::size_t send_bytes(int dst) const { return send_bytes_[static_cast<std::size_t>(dst)]; }
   [[nodiscard]] std::size_t recv_bytes(int src) const { return recv_bytes_[static_cast<std::size_t>(src)]; }
   [[nodiscard]] std::size_t recv_offset(int src) const { return recv_offset_[static_cast<std::size_t>(src)]; }
+  /// Posts the receive of `src`'s block to its place in `recvbuf`; an inactive request when it is empty.
+  [[nodiscard]] Request post_recv(Comm& comm, int src, int tag, std::byte* recvbuf) const {
+    if (recv_bytes(src) == 0) return {};
+    return comm.irecv(src, tag, recvbuf + recv_offset(src), recv_bytes(src));
+  }
+  /// Posts the send of the block for `dst`; an inactive request when it is empty.
+  [[nodiscard]] Request post_send(Comm& comm, int dst, int tag) const {
+    if (send_bytes(dst) == 0) return {};
+    return comm.isend(dst, tag, block(dst), send_bytes(dst));
+  }
 
  private:
   static std::vector<std::size_t> to_bytes(std::span<const int> values, std::size_t unit) {

@@ -6,6 +6,7 @@
 // buffers), resolved in_place and copied the root's own block before these run.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "internal/common.hpp"
+#include "plans/binomial_tree.hpp"
 #include "ragged/comm.hpp"
 #include "ragged/context.hpp"
 #include "ragged/error.hpp"
@@ -47,28 +49,44 @@ inline std::optional<std::int64_t> contiguous(std::span<const int> counts, std::
   return start.value_or(0);
 }
 
-/// Copies the blocks of `ranks`, packed in this order in `packed`, to their places in `buffer`.
-inline void unpack(std::byte* buffer, const std::byte* packed, std::span<const int> counts, std::span<const int> displs,
-                   std::span<const int> ranks, std::size_t element) {
+/// Calls f(place, at, n) for the blocks of `ranks` in this order: the block of n bytes at byte
+/// `place` of the root's buffer is at byte `at` of their packed run.
+template <class F>
+void for_each_packed(std::span<const int> counts, std::span<const int> displs, std::span<const int> ranks,
+                     std::size_t element, F&& f) {
   std::size_t at = 0;
   for (int r : ranks) {
     const auto i = static_cast<std::size_t>(r);
     const std::size_t n = static_cast<std::size_t>(counts[i]) * element;
-    copy_bytes(buffer + static_cast<std::size_t>(displs[i]) * element, packed + at, n);
+    f(static_cast<std::size_t>(displs[i]) * element, at, n);
     at += n;
   }
+}
+
+/// Copies the blocks of `ranks`, packed in this order in `packed`, to their places in `buffer`.
+inline void unpack(std::byte* buffer, const std::byte* packed, std::span<const int> counts, std::span<const int> displs,
+                   std::span<const int> ranks, std::size_t element) {
+  for_each_packed(counts, displs, ranks, element, [&](std::size_t place, std::size_t at, std::size_t n) {
+    copy_bytes(buffer + place, packed + at, n);
+  });
 }
 
 /// Packs the blocks of `ranks` from their places in `buffer` into `packed`, in this order.
 inline void pack(std::byte* packed, const std::byte* buffer, std::span<const int> counts, std::span<const int> displs,
                  std::span<const int> ranks, std::size_t element) {
-  std::size_t at = 0;
-  for (int r : ranks) {
-    const auto i = static_cast<std::size_t>(r);
-    const std::size_t n = static_cast<std::size_t>(counts[i]) * element;
-    copy_bytes(packed + at, buffer + static_cast<std::size_t>(displs[i]) * element, n);
-    at += n;
+  for_each_packed(counts, displs, ranks, element, [&](std::size_t place, std::size_t at, std::size_t n) {
+    copy_bytes(packed + at, buffer + place, n);
+  });
+}
+
+/// The ranks other than `root` whose count is not zero, in order: those a linear gatherv or
+/// scatterv root exchanges a message with.
+inline std::vector<int> nonempty_others(std::span<const int> counts, int root) {
+  std::vector<int> out;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (static_cast<int>(i) != root && counts[i] != 0) out.push_back(static_cast<int>(i));
   }
+  return out;
 }
 
 /// The ranks first..last, in order.
@@ -132,6 +150,56 @@ inline void wait_checked(Request& request, std::size_t expected, Timeout timeout
     errors.note(argument, "rank " + std::to_string(source) + " sent " + std::to_string(got) + " bytes where " +
                               std::to_string(expected) + " were expected (counts disagree)");
   }
+}
+
+/// At a gatherv's root: dispatch put the root's own block at its place in `out` only when
+/// `sendcount` agrees with recvcounts[root]; otherwise this notes "sendcount" and copies what fits.
+inline void place_root_block(std::byte* out, const void* sendbuf, int sendcount, std::span<const int> recvcounts,
+                             std::span<const int> displs, int root, std::size_t element, Deferred& errors) {
+  const auto r = static_cast<std::size_t>(root);
+  if (sendcount == recvcounts[r]) return;
+  errors.note("sendcount", "the root sends " + std::to_string(sendcount) + " elements, recvcounts[root] is " +
+                               std::to_string(recvcounts[r]));
+  copy_bytes(out + static_cast<std::size_t>(displs[r]) * element, sendbuf,
+             static_cast<std::size_t>(std::min(sendcount, recvcounts[r])) * element);
+}
+
+/// At a scatterv's root: dispatch put the root's own block in `recvbuf` only when `recvcount`
+/// agrees with sendcounts[root]; otherwise this notes "recvcount" and copies what fits.
+inline void take_root_block(void* recvbuf, const std::byte* in, int recvcount, std::span<const int> sendcounts,
+                            std::span<const int> displs, int root, std::size_t element, Deferred& errors) {
+  const auto r = static_cast<std::size_t>(root);
+  if (recvcount == sendcounts[r]) return;
+  errors.note("recvcount", "the root receives " + std::to_string(recvcount) + " elements, sendcounts[root] is " +
+                               std::to_string(sendcounts[r]));
+  copy_bytes(recvbuf, in + static_cast<std::size_t>(displs[r]) * element,
+             static_cast<std::size_t>(std::min(recvcount, sendcounts[r])) * element);
+}
+
+/// The element counts of the subtrees below one rank of the binomial gatherv and scatterv,
+/// where only the root knows the counts.
+struct SubtreeSizes {
+  std::vector<std::int64_t> child;  ///< per child of the node, in its order
+  std::int64_t total = 0;           ///< the rank's own count plus its children's
+};
+
+/// Receives from each child of `node` how many elements its subtree holds (an int64 on `tag`),
+/// then tells the parent the total of this rank's subtree (`own` elements plus the children's).
+inline SubtreeSizes exchange_subtree_sizes(Comm& comm, const plans::binomial::Node& node, int own, int tag,
+                                           Timeout timeout) {
+  SubtreeSizes sizes;
+  sizes.child.assign(node.children.size(), 0);
+  {
+    std::vector<Request> headers;
+    for (std::size_t k = 0; k < node.children.size(); ++k) {
+      headers.push_back(comm.irecv(node.children[k].rank, tag, &sizes.child[k], sizeof(std::int64_t)));
+    }
+    comm.wait_all(headers, timeout);
+  }
+  sizes.total = own;
+  for (std::int64_t s : sizes.child) sizes.total += s;
+  if (node.parent >= 0) comm.send(node.parent, tag, &sizes.total, sizeof sizes.total, timeout);
+  return sizes;
 }
 
 }  // namespace ragged::internal::irregular

@@ -51,4 +51,11 @@ inline plans::traff::Params params_of(int procs, int root, const TraffOptions& o
   return params;
 }
 
+/// The paper's algorithm, or what a TraffOptions hint asks for (a caller tuning the degradation
+/// threshold or the cost estimates of "traff").
+inline TraffOptions options_of(const Context& ctx) {
+  const TraffOptions* hint = ctx.hints().get<TraffOptions>();
+  return hint != nullptr ? *hint : TraffOptions{};
+}
+
 }  // namespace ragged::internal::traff_driver

@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <string>
 
 #include "plans/sorted_order.hpp"
-#include "ragged/error.hpp"
+#include "plans/step_program.hpp"
 
 namespace ragged::plans::bdr {
 
@@ -23,29 +22,14 @@ int wrap(std::int64_t a, int procs) {
 
 void add_step(Schedule& schedule, std::vector<Transfer> transfers, std::int64_t listing_step) {
   const int k = static_cast<int>(schedule.steps.size());
-  for (const Transfer& t : transfers) {
-    auto& from = schedule.programs[static_cast<std::size_t>(t.from)];
-    if (from.empty() || from.back().step != k) from.push_back(RankStep{k});
-    from.back().send_to = t.to;
-    from.back().send_segment = t.segment;
-    auto& to = schedule.programs[static_cast<std::size_t>(t.to)];
-    if (to.empty() || to.back().step != k) to.push_back(RankStep{k});
-    to.back().recv_from = t.from;
-    to.back().recv_segment = t.segment;
-  }
+  for (const Transfer& t : transfers) steps::book(schedule.programs, k, t.from, t.to, t.segment);
   schedule.steps.push_back(std::move(transfers));
   schedule.listing_step.push_back(listing_step);
 }
 
 }  // namespace
 
-std::size_t Schedule::first_send(int rank) const {
-  const std::vector<RankStep>& prog = program(rank);
-  for (std::size_t i = 0; i < prog.size(); ++i) {
-    if (prog[i].send_to >= 0) return i;
-  }
-  return prog.size();
-}
+std::size_t Schedule::first_send(int rank) const { return steps::first_send(program(rank)); }
 
 std::vector<std::int64_t> pre_step_counts(std::span<const double> arrivals, double tau) {
   std::vector<std::int64_t> counts(arrivals.size(), 0);
@@ -60,15 +44,8 @@ std::vector<std::int64_t> pre_step_counts(std::span<const double> arrivals, doub
 }
 
 Schedule make_schedule(std::span<const double> arrivals, double tau) {
-  const int procs = static_cast<int>(arrivals.size());
-  for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    if (!std::isfinite(arrivals[i])) {
-      throw InvalidArgument("arrivals", "arrival time of rank " + std::to_string(i) + " is not finite");
-    }
-  }
-  Schedule schedule;
-  schedule.procs = procs;
-  schedule.programs.assign(arrivals.size(), {});
+  Schedule schedule = steps::empty_schedule<Schedule>(arrivals);
+  const int procs = schedule.procs;
   schedule.pre_step_budget = pre_step_counts(arrivals, tau);
   const std::vector<std::int64_t>& ps_no = schedule.pre_step_budget;
   const std::int64_t big_s = ps_no.empty() ? 0 : *std::max_element(ps_no.begin(), ps_no.end());

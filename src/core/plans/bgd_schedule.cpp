@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "plans/step_program.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged::plans::bgd {
@@ -16,18 +17,7 @@ constexpr std::int64_t slot_cap = std::int64_t{1} << 40;
 
 void add_step(Schedule& schedule, std::vector<Transfer> transfers, std::int64_t slot) {
   const int k = static_cast<int>(schedule.steps.size());
-  for (const Transfer& t : transfers) {
-    auto& from = schedule.programs[static_cast<std::size_t>(t.from)];
-    from.push_back(RankStep{k});
-    from.back().send_to = t.to;
-    from.back().send_segment = t.segment;
-  }
-  for (const Transfer& t : transfers) {
-    auto& to = schedule.programs[static_cast<std::size_t>(t.to)];
-    if (to.empty() || to.back().step != k) to.push_back(RankStep{k});
-    to.back().recv_from = t.from;
-    to.back().recv_segment = t.segment;
-  }
+  for (const Transfer& t : transfers) steps::book(schedule.programs, k, t.from, t.to, t.segment);
   schedule.steps.push_back(std::move(transfers));
   schedule.slot.push_back(slot);
 }
@@ -54,16 +44,9 @@ std::size_t Schedule::first_own_send(int rank) const {
 }
 
 Schedule make_schedule(std::span<const double> arrivals, double tau) {
-  const int procs = static_cast<int>(arrivals.size());
-  for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    if (!std::isfinite(arrivals[i])) {
-      throw InvalidArgument("arrivals", "arrival time of rank " + std::to_string(i) + " is not finite");
-    }
-  }
+  Schedule schedule = steps::empty_schedule<Schedule>(arrivals);
+  const int procs = schedule.procs;
   const auto p = arrivals.size();
-  Schedule schedule;
-  schedule.procs = procs;
-  schedule.programs.assign(p, {});
   schedule.own_slot.assign(p, 0);
   if (procs <= 1) return schedule;
   const double t0 = *std::min_element(arrivals.begin(), arrivals.end());

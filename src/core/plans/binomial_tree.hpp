@@ -24,6 +24,12 @@
 // which gather and reduce receive (small subtrees finish first; in reduce, lower
 // relative ranks stay on the left). Bcast and scatter walk the list backwards, so
 // the farthest child, whose subtree is the largest unless P cut it short, starts first.
+//
+// node() is what one rank of a gather or scatter does on that tree, in absolute ranks: its
+// parent, and for each child the run of blocks that travels on that edge (the child's subtree,
+// packed in relative order). Gather receives the runs and sends its own upwards; scatter does
+// the reverse. At the root a child's run starts at block `rank` of the caller's buffer and may
+// wrap past block P-1 (head()).
 #pragma once
 
 #include <cassert>
@@ -90,6 +96,53 @@ inline std::vector<int> children(int vrank, int procs) {
   out.reserve(static_cast<unsigned>(child_count(vrank, procs)));
   for (int d = 1; d < child_span(vrank, procs) && vrank + d < procs; d <<= 1) out.push_back(vrank + d);
   return out;
+}
+
+/// The absolute ranks of the subtree of relative rank `vrank`, in relative order (its own first).
+inline std::vector<int> subtree_ranks(int vrank, int root, int procs) {
+  const int size = subtree_size(vrank, procs);
+  std::vector<int> out;
+  out.reserve(static_cast<unsigned>(size));
+  for (int u = vrank; u < vrank + size; ++u) out.push_back(absolute(u, root, procs));
+  return out;
+}
+
+/// The run of blocks on the edge to one child: the child's subtree in relative order.
+struct Edge {
+  int rank = 0;    ///< the child, absolute; its own block comes first in the run
+  int vrank = 0;   ///< the child, relative to the root
+  int offset = 0;  ///< blocks before the run in its parent's run (the parent's own block is block 0)
+  int size = 0;    ///< blocks in the run: the child's subtree size
+};
+
+/// One rank's part of a binomial gather or scatter rooted at `root`.
+struct Node {
+  int vrank = 0;               ///< this rank relative to the root (0: the root)
+  int parent = -1;             ///< absolute; -1 for the root
+  int size = 1;                ///< blocks in this rank's run (its subtree)
+  std::vector<Edge> children;  ///< nearest (smallest run) first, like children()
+};
+
+/// The part of absolute rank `rank` in the tree rooted at `root`.
+inline Node node(int rank, int root, int procs) {
+  Node n;
+  n.vrank = relative(rank, root, procs);
+  const int pv = parent(n.vrank);
+  n.parent = pv < 0 ? -1 : absolute(pv, root, procs);
+  n.size = subtree_size(n.vrank, procs);
+  n.children.reserve(static_cast<unsigned>(child_count(n.vrank, procs)));
+  for (int c : children(n.vrank, procs)) {
+    n.children.push_back(Edge{absolute(c, root, procs), c, c - n.vrank, subtree_size(c, procs)});
+  }
+  return n;
+}
+
+/// Of `size` blocks starting at absolute block `start` (the root's view of a run), the number
+/// that lie in blocks start..P-1: `size` unless the run wraps past block P-1, when the other
+/// size - head() blocks continue at block 0.
+constexpr int head(int start, int size, int procs) {
+  assert(start >= 0 && start < procs && size >= 0 && size <= procs);
+  return start + size > procs ? procs - start : size;
 }
 
 }  // namespace ragged::plans::binomial

@@ -62,6 +62,22 @@ void sort_blocks(std::vector<Block>& blocks) {
             [](const Block& x, const Block& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
 }
 
+/// The local phase of the process with id `me` in the cluster of ids [first, first + size):
+/// the blocks it keeps, and in round k = 1..size-1 its send to the id k after it and its receive
+/// from the id k before it (cyclically), each carrying held_from(source, holder). Ids become
+/// ranks through rank_of.
+template <class HeldFrom, class RankOf>
+void local_phase(ProcessPlan& out, int me, int first, int size, HeldFrom held_from, RankOf rank_of) {
+  const int offset = me - first;
+  out.keep = held_from(me, me);
+  for (int k = 1; k < size; ++k) {
+    const int to = first + (offset + k) % size;
+    const int from = first + (offset - k + size) % size;
+    out.local_sends.push_back({rank_of(to), held_from(me, to)});
+    out.local_recvs.push_back({rank_of(from), held_from(from, me)});
+  }
+}
+
 }  // namespace
 
 int holder(int n1, int n2, int src, int dst) {
@@ -91,7 +107,6 @@ ProcessPlan plan(int n1, int n2, int me) {
   const int size = in_small ? view.a : view.b;    // size of me's cluster
   const int other_first = in_small ? view.a : 0;  // first view id of the other cluster
   const int other_size = in_small ? view.b : view.a;
-  const int offset = v - first;
 
   // The blocks (src, d) that `h` holds after the local phase can only have
   // d == h or d one of h's partners: those are the candidates to test.
@@ -106,13 +121,7 @@ ProcessPlan plan(int n1, int n2, int me) {
   };
 
   ProcessPlan out;
-  out.keep = held_from(v, v);
-  for (int k = 1; k < size; ++k) {
-    const int to = first + (offset + k) % size;
-    const int from = first + (offset - k + size) % size;
-    out.local_sends.push_back({view.from_view(to), held_from(v, to)});
-    out.local_recvs.push_back({view.from_view(from), held_from(from, v)});
-  }
+  local_phase(out, v, first, size, held_from, [&](int id) { return view.from_view(id); });
   for (int t : view.partners_v(v)) {
     Exchange e;
     e.peer = view.from_view(t);
@@ -217,7 +226,6 @@ ProcessPlan plan(const std::vector<int>& sizes, int me) {
   const int mine = cl.cluster(me);
   const int first = cl.start(mine);
   const int size = cl.size(mine);
-  const int offset = me - first;
   std::vector<std::vector<int>> partners_of(static_cast<std::size_t>(cl.total()));
   const auto partners_cached = [&](int id) -> const std::vector<int>& {
     std::vector<int>& ps = partners_of[static_cast<std::size_t>(id)];
@@ -238,13 +246,7 @@ ProcessPlan plan(const std::vector<int>& sizes, int me) {
   };
 
   ProcessPlan out;
-  out.keep = held_from(me, me);
-  for (int j = 1; j < size; ++j) {
-    const int to = first + (offset + j) % size;
-    const int from = first + (offset - j + size) % size;
-    out.local_sends.push_back({to, held_from(me, to)});
-    out.local_recvs.push_back({from, held_from(from, me)});
-  }
+  local_phase(out, me, first, size, held_from, [](int id) { return id; });
   for (int t : partners_cached(me)) {
     Exchange e;
     e.peer = t;

@@ -55,6 +55,39 @@ double latest_other(std::span<const double> a, std::size_t i) {
   return l;
 }
 
+enum class Toward { root, ranks };
+
+/// The bound of a rooted irregular call: toward the root (gatherv) every other rank j sends its
+/// block and the root receives them all, toward the ranks (scatterv) the reverse. Block j reaches
+/// its receiver from the later of the two ends' arrivals on; it may leave its sender through any
+/// rank that has arrived (a binomial tree's inner ranks), so from the later of the sender's
+/// arrival and the earliest other one.
+std::vector<double> rooted(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
+                           Toward toward) {
+  const std::size_t p = arrivals.size();
+  assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
+  const auto r = static_cast<std::size_t>(root);
+  constexpr double none = -std::numeric_limits<double>::infinity();
+  std::vector<double> out(p, 0.0);
+  if (p < 2) return out;
+  std::vector<Transfer> at_root;
+  for (std::size_t j = 0; j < p; ++j) {
+    if (j == r) continue;
+    const Transfer met{std::max(arrivals[j], arrivals[r]), block_bytes[j]};
+    if (toward == Toward::root) {
+      at_root.push_back(met);
+      const Transfer own{std::max(arrivals[j], earliest_other(arrivals, j)), block_bytes[j]};
+      out[j] = elapsed(arrivals[j], none, link_finish({&own, 1}, link));
+    } else {
+      at_root.push_back({std::max(arrivals[r], earliest_other(arrivals, r)), block_bytes[j]});
+      out[j] = elapsed(arrivals[j], link_finish({&met, 1}, link), none);
+    }
+  }
+  const double finish = link_finish(at_root, link);
+  out[r] = toward == Toward::root ? elapsed(arrivals[r], finish, none) : elapsed(arrivals[r], none, finish);
+  return out;
+}
+
 }  // namespace
 
 std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link) {
@@ -140,42 +173,12 @@ std::vector<double> alltoall(std::span<const double> arrivals, double block_byte
 
 std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
                             Link link) {
-  const std::size_t p = arrivals.size();
-  assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
-  const auto r = static_cast<std::size_t>(root);
-  std::vector<double> out(p, 0.0);
-  if (p < 2) return out;
-  std::vector<Transfer> at_root;
-  for (std::size_t j = 0; j < p; ++j) {
-    if (j == r) continue;
-    at_root.push_back({std::max(arrivals[j], arrivals[r]), block_bytes[j]});
-    // Rank j's block may leave through any rank that has arrived (a binomial tree's inner ranks).
-    const Transfer own{std::max(arrivals[j], earliest_other(arrivals, j)), block_bytes[j]};
-    out[j] = elapsed(arrivals[j], -std::numeric_limits<double>::infinity(), link_finish({&own, 1}, link));
-  }
-  out[r] = elapsed(arrivals[r], link_finish(at_root, link), -std::numeric_limits<double>::infinity());
-  return out;
+  return rooted(arrivals, root, block_bytes, link, Toward::root);
 }
 
 std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
                              Link link) {
-  const std::size_t p = arrivals.size();
-  assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
-  const auto r = static_cast<std::size_t>(root);
-  std::vector<double> out(p, 0.0);
-  if (p < 2) return out;
-  // The root's blocks may leave through any rank that has arrived; each reaches its rank from
-  // the later of the two arrivals on.
-  const double out_from = std::max(arrivals[r], earliest_other(arrivals, r));
-  std::vector<Transfer> from_root;
-  for (std::size_t j = 0; j < p; ++j) {
-    if (j == r) continue;
-    from_root.push_back({out_from, block_bytes[j]});
-    const Transfer in{std::max(arrivals[j], arrivals[r]), block_bytes[j]};
-    out[j] = elapsed(arrivals[j], link_finish({&in, 1}, link), -std::numeric_limits<double>::infinity());
-  }
-  out[r] = elapsed(arrivals[r], -std::numeric_limits<double>::infinity(), link_finish(from_root, link));
-  return out;
+  return rooted(arrivals, root, block_bytes, link, Toward::ranks);
 }
 
 double mean(std::span<const double> bounds) {

@@ -3,12 +3,11 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <string>
 #include <utility>
 
 #include "plans/bdr_schedule.hpp"
 #include "plans/sorted_order.hpp"
-#include "ragged/error.hpp"
+#include "plans/step_program.hpp"
 
 namespace ragged::plans::prr {
 
@@ -26,13 +25,7 @@ struct Timed {
 
 }  // namespace
 
-std::size_t Schedule::first_send(int rank) const {
-  const std::vector<RankStep>& prog = program(rank);
-  for (std::size_t i = 0; i < prog.size(); ++i) {
-    if (prog[i].send_to >= 0) return i;
-  }
-  return prog.size();
-}
+std::size_t Schedule::first_send(int rank) const { return steps::first_send(program(rank)); }
 
 int Schedule::first_segment(int rank) const {
   const std::size_t k = first_send(rank);
@@ -56,15 +49,8 @@ int Schedule::predecessor(int rank) const {
 }
 
 Schedule make_schedule(std::span<const double> arrivals, double tau) {
-  const int procs = static_cast<int>(arrivals.size());
-  for (std::size_t i = 0; i < arrivals.size(); ++i) {
-    if (!std::isfinite(arrivals[i])) {
-      throw InvalidArgument("arrivals", "arrival time of rank " + std::to_string(i) + " is not finite");
-    }
-  }
-  Schedule s;
-  s.procs = procs;
-  s.programs.assign(arrivals.size(), {});
+  Schedule s = steps::empty_schedule<Schedule>(arrivals);
+  const int procs = s.procs;
   if (procs == 0) return s;
   const std::vector<std::int64_t> ps_no = bdr::pre_step_counts(arrivals, tau);
   const std::int64_t big_a = *std::max_element(ps_no.begin(), ps_no.end());
@@ -143,17 +129,7 @@ Schedule make_schedule(std::span<const double> arrivals, double tau) {
       s.steps.emplace_back();
     }
     s.steps.back().push_back(t.transfer);
-    auto& from = s.programs[static_cast<std::size_t>(t.transfer.from)];
-    if (from.empty() || from.back().step != t.step) from.push_back(RankStep{t.step});
-    assert(from.back().send_to < 0);
-    from.back().send_to = t.transfer.to;
-    from.back().send_segment = t.transfer.segment;
-    auto& to = s.programs[static_cast<std::size_t>(t.transfer.to)];
-    if (to.empty() || to.back().step != t.step) to.push_back(RankStep{t.step});
-    assert(to.back().recv_from < 0);
-    to.back().recv_from = t.transfer.from;
-    to.back().recv_segment = t.transfer.segment;
-    to.back().recv_reduce = t.transfer.reduce;
+    steps::book(s.programs, t.step, t.transfer.from, t.transfer.to, t.transfer.segment).recv_reduce = t.transfer.reduce;
   }
   return s;
 }
