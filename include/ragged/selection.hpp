@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,8 +92,15 @@ struct Environment {
   /// RAGGED_<COLLECTIVE> per collective (indexed by Collective), empty where unset or empty.
   std::vector<std::string> forced;
   std::string rules_file;  ///< RAGGED_TUNING_FILE, empty where unset
+  /// Every RAGGED_* variable, by name, as set (the PMPI library's RAGGED_BARRIER, RAGGED_ARRIVAL, ...).
+  std::map<std::string, std::string, std::less<>> all;
   [[nodiscard]] const std::string& forced_for(Collective collective) const {
     return forced[static_cast<std::size_t>(collective)];
+  }
+  /// The value of RAGGED_* variable `name`, or null where unset.
+  [[nodiscard]] const std::string* find(std::string_view name) const {
+    const auto it = all.find(name);
+    return it == all.end() ? nullptr : &it->second;
   }
 };
 

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <climits>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -38,7 +39,6 @@ class ThreadRuntime final : public Runtime {
   std::unique_ptr<ConditionVariable> make_condition_variable() override;
   std::unique_ptr<Semaphore> make_semaphore(unsigned initial) override;
   [[nodiscard]] std::string backend() const override { return "mpi"; }
-  [[nodiscard]] std::size_t max_message_bytes() const override { return static_cast<std::size_t>(INT_MAX); }
 };
 
 /// Waits a little between two polls: yields at first, then sleeps up to 50 µs.
@@ -62,6 +62,7 @@ class MpiComm final : public Comm {
   [[nodiscard]] int size() const override { return size_; }
   [[nodiscard]] Runtime& runtime() override { return runtime_; }
   [[nodiscard]] std::string backend() const override { return "mpi"; }
+  [[nodiscard]] std::size_t max_message_bytes() const override { return static_cast<std::size_t>(INT_MAX); }
 
   Request isend(int dest, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int source, int tag, void* data, std::size_t capacity) override;

@@ -22,6 +22,8 @@
 #include <span>
 #include <string>
 
+#include "ragged/selection.hpp"
+
 using ragged::Collective;
 using ragged::DataType;
 namespace pmpi = ragged::pmpi;
@@ -91,7 +93,8 @@ int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   // ragged has no allgatherv algorithm yet: always the MPI library's.
-  const char* name = std::getenv("RAGGED_ALLGATHERV");
+  const std::string* set = ragged::environment().find("RAGGED_ALLGATHERV");  // read once per process
+  const char* name = set != nullptr ? set->c_str() : nullptr;
   if (pmpi::report::enabled()) [[unlikely]] {
     pmpi::report::note_route(name == nullptr ? pmpi::report::Mode::unset : pmpi::report::Mode::named, name);
   }
@@ -234,7 +237,8 @@ int route_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
       native);
 }
 int route_barrier(MPI_Comm comm) {
-  const char* name = std::getenv("RAGGED_BARRIER");
+  const std::string* set = ragged::environment().find("RAGGED_BARRIER");  // read once per process
+  const char* name = set != nullptr ? set->c_str() : nullptr;
   if (pmpi::report::enabled()) [[unlikely]] {
     using pmpi::report::Mode;
     const bool unset = name == nullptr || *name == '\0';

@@ -17,6 +17,7 @@
 
 #include "pmpi.hpp"
 #include "ragged/mpi.hpp"
+#include "ragged/selection.hpp"
 
 namespace ragged::pmpi::prediction {
 
@@ -81,7 +82,8 @@ using Key = std::tuple<int, std::size_t>;  // (collective, bytes)
 /// microseconds, less than the scheduling noise of one process on a loaded machine, which the
 /// cross-iteration estimator cannot predict.
 double min_omega() {
-  const char* value = std::getenv("RAGGED_ARRIVAL_MIN_OMEGA");
+  const std::string* set = ragged::environment().find("RAGGED_ARRIVAL_MIN_OMEGA");  // read once per process
+  const char* value = set != nullptr ? set->c_str() : nullptr;
   if (value == nullptr || *value == '\0') return 1e-3;
   char* end = nullptr;
   const double seconds = std::strtod(value, &end);
@@ -156,7 +158,8 @@ void destroy(State* state) {
 
 bool applies(Collective collective) {
   if (collective != Collective::allgather && collective != Collective::allreduce) return false;
-  const char* value = std::getenv("RAGGED_ARRIVAL");
+  const std::string* set = ragged::environment().find("RAGGED_ARRIVAL");  // read once per process
+  const char* value = set != nullptr ? set->c_str() : nullptr;
   if (value != nullptr && *value != '\0' && std::strcmp(value, "auto") != 0) {
     if (std::strcmp(value, "off") != 0) {
       say_once(std::string("RAGGED_ARRIVAL=") + value, std::string("ragged pmpi: RAGGED_ARRIVAL='") + value +

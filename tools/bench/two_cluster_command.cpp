@@ -5,9 +5,7 @@
 namespace ragged::bench {
 
 CLI::App* add_two_cluster_command(CLI::App& app, Common& common, Runner& chosen) {
-  Command cmd(app, "two-cluster",
-              "Alltoall between two clusters over a slow backbone (Jeannot & Steffenel 2007, §5): LG against "
-              "the baselines",
+  Command cmd(app, "two-cluster", "Alltoall of two clusters over a backbone (Jeannot & Steffenel 2007): LG, baselines",
               common);
   auto o = std::make_shared<TwoClusterOptions>();
   cmd->add_option("--collective", o->collective, "alltoall, or alltoallv (beyond the paper)")->capture_default_str();

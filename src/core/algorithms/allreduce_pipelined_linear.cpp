@@ -48,6 +48,7 @@
 
 #include "algorithms/list.hpp"
 #include "internal/common.hpp"
+#include "internal/pipelined_chain.hpp"
 #include "plans/pipelined_linear_plan.hpp"
 
 namespace ragged {
@@ -64,36 +65,25 @@ void allreduce_pipelined_linear(Context& ctx, const void* /*sendbuf*/, void* rec
 
   namespace chain = plans::chain;
   const int tag = ctx.tag(0);
-  const std::size_t per = chain::segment_elements(esize);
-  const std::size_t nseg = chain::segments(count, per);
-  const auto offset = [&](std::size_t t) { return chain::segment_first(t, per) * esize; };
-  const auto length = [&](std::size_t t) { return chain::segment_size(count, t, per); };
   const int down = rank - 1;  // toward rank 0, where the reduction completes
   const int up = rank + 1;    // where the results go
-
-  std::vector<Request> partial_recv;  // partial segments from `up`
-  std::vector<Request> partial_send;  // partial segments to `down`
-  std::vector<Request> result_recv;   // results from `down`
-  std::vector<Request> result_send;   // results to `up`
-  // Starts sending segment t in one direction once the send of segment t - window has completed.
+  internal::ChainLink link(ctx, tag, out, count, type, down, rank == procs - 1 ? -1 : up);
+  const std::size_t nseg = link.segments();
+  const auto offset = [&](std::size_t t) { return link.offset(t); };
+  const auto length = [&](std::size_t t) { return link.length(t); };
+  std::vector<Request>& partial_recv = link.partial_recv;
+  std::vector<Request>& partial_send = link.partial_send;
+  std::vector<Request>& result_recv = link.result_recv;
+  std::vector<Request>& result_send = link.result_send;
   const auto send_in_order = [&](std::vector<Request>& sends, const std::byte* data, int dest, std::size_t t) {
-    if (t >= chain::send_window) sends[t - chain::send_window].wait(ctx.timeout());
-    sends.push_back(comm.isend(dest, tag, data + offset(t), length(t) * esize));
+    link.send_in_order(sends, data, dest, t);
   };
 
   if (rank == procs - 1) {
     // The far end: send every own segment down, receive every result. The own segments (in
     // recvbuf) must not be overwritten while they are still being sent: send from a copy.
     const std::vector<std::byte> copy(out, out + bytes);
-    const std::byte* own = copy.data();
-    partial_send.reserve(nseg);
-    result_recv.reserve(nseg);
-    for (std::size_t t = 0; t < nseg; ++t) {
-      send_in_order(partial_send, own, down, t);
-      result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
-    }
-    comm.wait_all(partial_send, ctx.timeout());
-    comm.wait_all(result_recv, ctx.timeout());
+    link.far_end(copy.data());
     return;
   }
 
@@ -107,14 +97,7 @@ void allreduce_pipelined_linear(Context& ctx, const void* /*sendbuf*/, void* rec
   if (rank == 0) {
     // The reducing end: recvbuf starts as the own vector; each segment is complete once the
     // partial from rank 1 is added, and goes straight back up.
-    result_send.reserve(nseg);
-    for (std::size_t t = 0; t < nseg; ++t) {
-      partial_recv[t].wait(ctx.timeout());
-      reduce_local(op, type, scratch.data() + offset(t), out + offset(t), length(t));
-      comm.runtime().charge(static_cast<double>(length(t)));
-      send_in_order(result_send, out, up, t);
-    }
-    comm.wait_all(result_send, ctx.timeout());
+    link.reducing_end(scratch.data(), op, type);
     return;
   }
 

@@ -61,6 +61,7 @@
 #include "arrival/background.hpp"
 #include "dispatch/compose.hpp"
 #include "internal/common.hpp"
+#include "internal/pipelined_chain.hpp"
 #include "plans/pipelined_linear_plan.hpp"
 #include "plans/slt_order.hpp"
 #include "ragged/arrival.hpp"
@@ -172,36 +173,23 @@ void allreduce_slt(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   // Dispatch copied sendbuf into recvbuf: every rank's own vector starts in recvbuf, where its
   // results land too.
   std::byte* out = internal::bytes(recvbuf);
-  namespace chain = plans::chain;
-  const std::size_t per = chain::segment_elements(esize);
-  const std::size_t nseg = chain::segments(count, per);
-  const auto offset = [&](std::size_t t) { return chain::segment_first(t, per) * esize; };
-  const auto length = [&](std::size_t t) { return chain::segment_size(count, t, per); };
   const int pos = position_of(plan.chain, comm.rank());
   const int down = pos > 0 ? plan.chain[static_cast<std::size_t>(pos - 1)] : -1;  // toward position 0
   const int up = pos + 1 < procs ? plan.chain[static_cast<std::size_t>(pos + 1)] : -1;
-
-  std::vector<Request> partial_recv;  // partial segments from `up`
-  std::vector<Request> partial_send;  // partial segments to `down`
-  std::vector<Request> result_recv;   // results from `down`
-  std::vector<Request> result_send;   // results to `up`
-  const auto send_in_order = [&](std::vector<Request>& sends, const std::byte* data, int dest, std::size_t t) {
-    if (t >= chain::send_window) sends[t - chain::send_window].wait(ctx.timeout());
-    sends.push_back(comm.isend(dest, tag, data + offset(t), length(t) * esize));
-  };
+  internal::ChainLink link(ctx, tag, out, count, type, down, up);
+  const std::size_t nseg = link.segments();
+  const auto offset = [&](std::size_t t) { return link.offset(t); };
+  const auto length = [&](std::size_t t) { return link.length(t); };
+  std::vector<Request>& partial_recv = link.partial_recv;
+  std::vector<Request>& partial_send = link.partial_send;
+  std::vector<Request>& result_recv = link.result_recv;
+  std::vector<Request>& result_send = link.result_send;
 
   if (up < 0) {
     // The far end: its own segments go down (from a copy: results land in recvbuf meanwhile).
     std::byte* own = ctx.workspace().get(bytes).data();
     std::memcpy(own, out, bytes);
-    partial_send.reserve(nseg);
-    result_recv.reserve(nseg);
-    for (std::size_t t = 0; t < nseg; ++t) {
-      send_in_order(partial_send, own, down, t);
-      result_recv.push_back(comm.irecv(down, tag, out + offset(t), length(t) * esize));
-    }
-    comm.wait_all(partial_send, ctx.timeout());
-    comm.wait_all(result_recv, ctx.timeout());
+    link.far_end(own);
     return;
   }
 
@@ -219,14 +207,7 @@ void allreduce_slt(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
 
   if (down < 0) {
     // Position 0: each segment is complete once the partial from `up` is added; it goes back up.
-    result_send.reserve(nseg);
-    for (std::size_t t = 0; t < nseg; ++t) {
-      partial_recv[t].wait(ctx.timeout());
-      reduce_local(op, type, scratch + offset(t), out + offset(t), length(t));
-      comm.runtime().charge(static_cast<double>(length(t)));
-      send_in_order(result_send, out, up, t);
-    }
-    comm.wait_all(result_send, ctx.timeout());
+    link.reducing_end(scratch, op, type);
     return;
   }
 

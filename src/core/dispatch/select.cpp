@@ -1,4 +1,6 @@
 // Selection: the call's name, RAGGED_<COLLECTIVE>, the rules file, or `auto` (ragged/selection.hpp).
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -217,6 +219,12 @@ std::unique_ptr<const Environment> read_environment() {
     env->forced.emplace_back(value != nullptr ? value : "");
   }
   if (const char* file = std::getenv("RAGGED_TUNING_FILE"); file != nullptr) env->rules_file = file;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos || text.substr(0, 7) != "RAGGED_") continue;
+    env->all.emplace(std::string(text.substr(0, equals)), std::string(text.substr(equals + 1)));
+  }
   return env;
 }
 
