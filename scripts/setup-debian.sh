@@ -16,7 +16,7 @@ packages=(
   iproute2 iptables libnetfilter-queue-dev        # tools/testbed (namespaces, delay line)
   gnuplot-nox                                     # figures of the benchmarks
   python3                                         # checkers of the PMPI report tests
-  libdlib-dev dataset-fashion-mnist               # ragged-train (seed 002's training example)
+  libdlib-dev dataset-fashion-mnist               # ragged-train (Proficz 2018's training example)
   dpkg-dev file                                   # Debian packages (cpack -G DEB: dpkg-shlibdeps, dpkg-deb)
 )
 

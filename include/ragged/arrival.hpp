@@ -6,7 +6,7 @@
 // arrival-aware algorithms (allgather "bdr" and "bslb", gather "bsls" and
 // "sls") read from CollectiveOptions::arrival. The agent also runs their
 // background parts (BDR's early receives, BSLS's root loop) while the process
-// still computes. Seeds 000 (§2.2, listing 1) and 002 (§3); see docs/arrival.md.
+// still computes. Proficz 2021 (§2.2, listing 1) and Proficz 2018 (§3); see docs/arrival.md.
 //
 //   Monitor monitor(comm);                       // collective: starts the agent
 //   monitor.use({Collective::allgather, "bdr", count, DataType::float32});
@@ -88,7 +88,7 @@ class ArrivalSnapshot {
   /// latency (on rank 0's clock). No rank can act on the snapshot before, so BDR counts an
   /// earlier arrival as this time. The lowest double for snapshots built by hand (known ahead).
   [[nodiscard]] double known_at() const { return known_at_; }
-  /// Whether the pattern is balanced for blocks of `block_bytes` (seed 000 §2: omega < tau),
+  /// Whether the pattern is balanced for blocks of `block_bytes` (Proficz 2021, §2: omega < tau),
   /// with arrivals before known_at() counted as known_at(). False when the link model is
   /// unknown. BDR and BGD then run as the ring, BSLB runs the ring and BSLS skips its background.
   [[nodiscard]] bool balanced(std::size_t block_bytes) const;
@@ -121,7 +121,7 @@ struct ArrivalSpread {
 
 // ------------------------------------------------------------------ estimators
 
-/// Linear extrapolation inside an iteration (listing 1 of seed 000): a computation that
+/// Linear extrapolation inside an iteration (listing 1 of Proficz 2021): a computation that
 /// started at `start` and has done `fraction` (0 < fraction <= 1) of its work at `now`
 /// ends at start + (now - start) / fraction.
 [[nodiscard]] double extrapolate_arrival(double start, double now, double fraction);
@@ -130,7 +130,7 @@ struct ArrivalSpread {
 /// not arrived yet), at most `horizon_s` ahead, and `now` when it is not a number.
 [[nodiscard]] double clamp_estimate(double estimate, double now, double horizon_s);
 
-/// Exponential moving average of the computation length across iterations (the seeds'
+/// Exponential moving average of the computation length across iterations (the papers'
 /// future work): predicts an iteration's length before any edge call.
 class MovingAverage {
  public:

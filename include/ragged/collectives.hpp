@@ -30,6 +30,7 @@ inline const void* const in_place = &internal::in_place_marker;
 class ArrivalSnapshot;
 struct ClusterLayout;
 struct Algorithm;
+struct Selection;
 
 /// Per-call options common to every collective.
 struct CollectiveOptions {
@@ -44,6 +45,11 @@ struct CollectiveOptions {
   /// Hints of the algorithm families, by type: std::shared_ptr<const ArrivalSnapshot> for the
   /// arrival-aware ones, std::shared_ptr<const ClusterLayout> for the cluster-aware ones.
   Hints hints{};
+  /// A selection already made for this very call (ragged::select(), ragged/selection.hpp), or
+  /// null: dispatch then selects. With one, dispatch runs its algorithm without choosing again
+  /// (the PMPI library selects before it knows whether ragged or MPI runs the call). It must
+  /// be of this collective and outlive the call.
+  const Selection* selection = nullptr;
 };
 
 // The dispatch entry points (src/core/dispatch/): MPI's argument lists over void* and DataType,

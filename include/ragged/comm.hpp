@@ -9,15 +9,14 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <typeindex>
+#include <utility>
+#include <vector>
 
 #include "ragged/runtime.hpp"
 #include "ragged/window.hpp"
 
 namespace ragged {
-
-namespace internal {
-struct CommState;
-}
 
 /// Receive from whichever rank's message matches first.
 inline constexpr int any_source = -1;
@@ -103,10 +102,21 @@ class Comm {
   Status sendrecv(int dest, int send_tag, const void* send_data, std::size_t send_bytes, int source, int recv_tag,
                   void* recv_data, std::size_t recv_capacity, Timeout timeout = {});
 
-  /// The dispatch layer's state for this communicator (the workspace its collectives reuse
-  /// from call to call, the fallbacks it reported), as MPI caches attributes on a communicator.
-  /// Created on first use; owned by the Comm.
-  [[nodiscard]] internal::CommState& dispatch_state();
+  /// What a layer above the seam keeps on this communicator, one value per type T, as MPI
+  /// caches attributes on a communicator (MPI_Comm_set_attr): made by T's default constructor at
+  /// the first call, owned by the Comm and destroyed with it. The seam knows none of these types
+  /// (dispatch keeps its workspace and fallback log this way). From the rank's foreground only.
+  template <class T>
+  [[nodiscard]] T& cached() {
+    const std::type_index key(typeid(T));
+    for (auto& [type, value] : attributes_) {
+      if (type == key) return *static_cast<T*>(value.get());
+    }
+    auto value = std::make_shared<T>();
+    T& out = *value;
+    attributes_.emplace_back(key, std::move(value));
+    return out;
+  }
 
  protected:
   /// Marks `request` complete with the status its implementation reports.
@@ -115,7 +125,7 @@ class Comm {
   std::size_t poll_wait_any(std::span<Request> requests, Timeout timeout, double poll_interval_s);
 
  private:
-  std::shared_ptr<internal::CommState> dispatch_state_;
+  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> attributes_;
 };
 
 /// Checks that `rank` names a rank of `comm` (0..size-1); throws InvalidArgument naming `argument`.

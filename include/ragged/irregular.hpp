@@ -1,5 +1,5 @@
 // ragged: options of the irregular gather and scatter (MPI_Gatherv, MPI_Scatterv),
-// issue 4 / seed 003.
+// after Träff 2018.
 //
 // The algorithms themselves (gatherv/scatterv "traff", "traff_copy", "traff_degrade",
 // "linear", "binomial", "padded") are in the registry (src/core/algorithms/list.def)

@@ -1,4 +1,4 @@
-// ragged: tuning of the one-sided collectives (seed 004 §IV), passed per call as a hint:
+// ragged: tuning of the one-sided collectives (Iakymchuk et al. 2021, §IV), passed per call as a hint:
 //
 //   CollectiveOptions options;
 //   options.algorithm = "onesided_ring";

@@ -1,4 +1,4 @@
-/* ragged: the monitor calls of seeds 000 and 002 (listing 4 of seed 000) as a C API.
+/* ragged: the monitor calls of Proficz 2021 and Proficz 2018 (listing 4 of Proficz 2021) as a C API.
  *
  *   pat_bind(comm);               // C++ (ragged/arrival.hpp): the communicator to use
  *   PAT_Init();                   // collective: starts the background agent

@@ -38,37 +38,25 @@ struct Restrictions {
   bool reactive = false;
   bool needs_two_clusters = false;  ///< needs a ClusterLayout hint splitting the ranks in exactly two
   bool needs_clusters = false;      ///< needs a ClusterLayout hint splitting the ranks in two or more
+  bool even_procs = false;          ///< needs an even number of processes
+  bool power_of_two = false;        ///< needs a power-of-two number of processes
   /// Not a restriction but a property (bcast): at the root it reads its buffer front to back
   /// while it sends, so a composing algorithm may still be filling it (internal::SourceProgress).
   bool streams_source = false;
   std::string backend;  ///< empty: any backend; otherwise only this one ("mpi")
-  /// What runs instead when commutative_only, needs_two_clusters or needs_clusters fails
-  /// (same collective).
+  /// What runs instead when commutative_only, needs_two_clusters, needs_clusters, even_procs or
+  /// power_of_two fails (same collective).
   std::string fallback;
+  /// Arrival-aware algorithms: the regular algorithm of the same collective that dispatch runs in
+  /// their place when the call's arrivals turn out balanced ("auto": the best regular one by the
+  /// cost models; empty: the algorithm handles balance itself).
+  std::string balanced;
 };
 
-/// What an alpha-beta cost model sees. Every value is shared by all ranks of a call.
-struct CostInput {
-  int procs = 1;
-  /// Bytes of one rank's block (allgather, gather, scatter, alltoall) or of the whole vector
-  /// (allreduce, bcast, reduce); 0 for gatherv, scatterv, alltoallv, whose sizes ranks do not share.
-  double bytes = 0;
-  double alpha = 0;  ///< seconds per message
-  double beta = 0;   ///< seconds per byte
-  double gamma = 0;  ///< seconds per byte reduced
-  /// Arrival-aware models: the worst imbalance of the snapshot (omega, seconds; 0 without one).
-  double omega = 0;
-  /// Asks the model of a bcast that streams its source (Restrictions::streams_source) for its
-  /// tail: the time from the last byte's arrival at the root to the end, when its root buffer
-  /// still fills while it runs (CallInfo::source_fills). Other models ignore it.
-  bool source_fills = false;
-  /// Every rank already holds its own 1/P of the bytes (a composed bcast with a HeldBlocks hint,
-  /// allgather lnbc): a bcast that streams its source sends each rank only the rest. Other
-  /// models ignore it.
-  bool held_blocks = false;
-};
+/// What an alpha-beta cost model sees (defined with the models, src/core/plans/cost_input.hpp).
+struct CostInput;
 /// Predicted time of one call, in seconds. For an arrival-aware algorithm: the time it still
-/// needs after the last process arrived, in seed 000's step model.
+/// needs after the last process arrived, in the step model of Proficz 2021.
 using CostModel = double (*)(const CostInput&);
 
 namespace internal {

@@ -4,7 +4,7 @@
 //   2. else RAGGED_<COLLECTIVE> from the environment (RAGGED_ALLGATHER=bgd), unless "auto";
 //   3. else the first matching rule of the JSON file named by RAGGED_TUNING_FILE;
 //   4. else "auto": the arrival-aware algorithm with the least cost model when the call has an
-//      arrival snapshot that is imbalanced (omega / tau >= 1, seed 000 §2), otherwise the regular
+//      arrival snapshot that is imbalanced (omega / tau >= 1, Proficz 2021, §2), otherwise the regular
 //      algorithm with the least alpha-beta cost.
 // A chosen algorithm whose restrictions fail runs its fallback instead, said once per
 // communicator. Every input is one that all ranks share (the environment and the rules file
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ struct CallInfo {
   bool source_fills = false;
 };
 
+/// Dispatch's choice for one call. select() makes it once; a caller that must know it before
+/// the call (the PMPI library: ragged or the MPI library?) hands it to the collective through
+/// CollectiveOptions::selection, and dispatch runs it without choosing again.
 struct Selection {
   const Algorithm* algorithm = nullptr;  ///< what runs
   std::string requested;                 ///< the name asked for (after the environment and rules), or "auto"
@@ -49,13 +53,51 @@ struct Selection {
   std::string fallback_reason;           ///< non-empty when `algorithm` is a fallback for `requested`
 };
 
-/// Chooses the algorithm for `call`; `requested` is CollectiveOptions::algorithm.
-/// Throws InvalidArgument("algorithm") for an unknown name or one not available on the backend,
-/// and Error naming the file, line and field for a malformed rules file.
-[[nodiscard]] Selection select_algorithm(const CallInfo& call, std::string_view requested);
+/// What a call asks for before any algorithm is chosen: the call's own name, else
+/// RAGGED_<COLLECTIVE>, else the first matching rule of RAGGED_TUNING_FILE, else "auto"
+/// (steps 1-3 above). `name` is empty only when nothing asks for anything ("auto" then).
+struct Requested {
+  std::string name;    ///< a registry name, "auto", or empty (nothing set: "auto")
+  std::string source;  ///< "call", "environment", "rules", "auto"
+};
+
+/// Resolves what `call` asks for (`requested` is CollectiveOptions::algorithm). Reads the
+/// environment and the rules file as the process first saw them (environment()). Throws Error
+/// naming the file, line and field for a malformed rules file. Chooses nothing.
+[[nodiscard]] Requested resolve_request(const CallInfo& call, std::string_view requested);
+
+/// Chooses the algorithm for `call` (dispatch's selector, steps 1-4 above); `requested` is
+/// CollectiveOptions::algorithm. Throws InvalidArgument("algorithm") for an unknown name or one
+/// not available on the backend, and Error naming the file, line and field for a malformed rules
+/// file. Every call of a collective runs it exactly once (selections() counts them).
+[[nodiscard]] Selection select(const CallInfo& call, std::string_view requested = {});
+/// The same for a request already resolved (resolve_request()): a caller that must look at what
+/// was asked before selecting (the PMPI library fetches an arrival snapshot only for `auto`).
+[[nodiscard]] Selection select(const CallInfo& call, const Requested& requested);
+
+/// How many times select() ran in this process (for tests that prove one selection per call).
+[[nodiscard]] std::uint64_t selections() noexcept;
 
 /// The name of the environment variable that forces an algorithm of `collective` (RAGGED_ALLGATHER).
 [[nodiscard]] std::string environment_variable(Collective collective);
+
+/// The RAGGED_* settings that selection reads, as the process saw them at its first collective:
+/// the environment is read once per process, not per call.
+struct Environment {
+  /// RAGGED_<COLLECTIVE> per collective (indexed by Collective), empty where unset or empty.
+  std::vector<std::string> forced;
+  std::string rules_file;  ///< RAGGED_TUNING_FILE, empty where unset
+  [[nodiscard]] const std::string& forced_for(Collective collective) const {
+    return forced[static_cast<std::size_t>(collective)];
+  }
+};
+
+/// The settings, read at the first use. Thread-safe.
+[[nodiscard]] const Environment& environment();
+
+/// Reads the environment again (a program or test that changes RAGGED_* after its first
+/// collective calls this; collectives running meanwhile see the old or the new settings).
+void reread_environment();
 
 /// One rule of a rules file: communicator sizes [min_procs, max_procs] and message bytes
 /// [min_bytes, max_bytes] (inclusive) of one collective run `algorithm`.

@@ -1,4 +1,4 @@
-// ragged: the stale-synchronous allreduce of seed 004 (§III-A, algorithm 1). Iterative,
+// ragged: the stale-synchronous allreduce of Iakymchuk et al. 2021 (§III-A, algorithm 1). Iterative,
 // convergent programs (SGD) may reduce contributions up to `slack` iterations old: a rank waits
 // for a peer only when the freshest data it holds from that peer is older than clock - slack.
 //

@@ -1,10 +1,10 @@
-// ragged: eventually consistent broadcast and reduce with a threshold (seed 004, §III-B).
+// ragged: eventually consistent broadcast and reduce with a threshold (Iakymchuk et al. 2021, §III-B).
 //
 // The caller trades exactness for time: a data threshold t moves only the first
 // ceil(t * count) elements; a process threshold t (reduce) keeps the full data but only the
 // whole stages of the binomial tree that involve at least ceil(t * size()) ranks. Both run
 // over notified one-sided writes (Window::put_notify) on a binomial spanning tree, with the
-// ready and acknowledgement notifications of the seed's table I
+// ready and acknowledgement notifications of Iakymchuk et al. 2021's table I
 // (docs/algorithms/threshold-bcast-reduce.md).
 //
 //   std::vector<double> model(n);

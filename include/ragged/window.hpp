@@ -1,5 +1,5 @@
 // ragged: one-sided communication with notifications (GASPI's write_notify,
-// notify_waitsome and notify_reset, seed 004 §II).
+// notify_waitsome and notify_reset, Iakymchuk et al. 2021, §II).
 #pragma once
 
 #include <cstddef>

@@ -106,9 +106,4 @@ void check_rank(const Comm& comm, int rank, const char* argument) {
   }
 }
 
-internal::CommState& Comm::dispatch_state() {
-  if (!dispatch_state_) dispatch_state_ = std::make_shared<internal::CommState>();
-  return *dispatch_state_;
-}
-
 }  // namespace ragged

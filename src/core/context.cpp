@@ -50,7 +50,7 @@ void Workspace::release() noexcept {
   for (Block& block : blocks_) block = Block{};
 }
 
-Workspace& workspace_of(Comm& comm) { return comm.dispatch_state().workspace; }
+Workspace& workspace_of(Comm& comm) { return internal::dispatch_state(comm).workspace; }
 
 void Hints::set_erased(std::type_index type, std::shared_ptr<const void> value) {
   for (auto it = values_.begin(); it != values_.end(); ++it) {

@@ -2,9 +2,6 @@
 
 #include <string>
 
-#include "algorithms/list.hpp"
-#include "arrival/background.hpp"
-#include "plans/cost_model.hpp"
 #include "ragged/error.hpp"
 
 namespace ragged {
@@ -190,34 +187,6 @@ AlltoallvFn Registry::alltoallv(std::string_view name) const {
     o.algorithm = n;
     return ragged::alltoallv(comm, s, sc, sd, r, rc, rd, type, o);
   };
-}
-
-namespace {
-
-Restrictions restrictions_of(std::string_view kind, const char* fallback) {
-  Restrictions r;
-  r.fallback = fallback;
-  if (kind == "commutative") r.commutative_only = true;
-  if (kind == "arrival") r.needs_arrival = true;
-  if (kind == "reactive") r.reactive = true;
-  if (kind == "two_clusters") r.needs_two_clusters = true;
-  if (kind == "clusters") r.needs_clusters = true;
-  if (kind == "streaming") r.streams_source = true;  // no restriction: a property (bcast)
-  if (kind == "commutative_arrival") {               // both: arrival-aware and a commutative operator
-    r.commutative_only = true;
-    r.needs_arrival = true;
-  }
-  return r;
-}
-
-}  // namespace
-
-void register_core_algorithms(Registry& registry) {
-#define RAGGED_ALGORITHM(collective, name, restrictions, fallback, cost, background, summary)                   \
-  registry.add(make_algorithm<Collective::collective>(#name, summary, restrictions_of(#restrictions, fallback), \
-                                                      &collective##_##name, cost, background));
-#include "algorithms/list.def"
-#undef RAGGED_ALGORITHM
 }
 
 std::vector<const Algorithm*> Registry::list(Collective collective, std::string_view backend) const {

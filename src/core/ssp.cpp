@@ -1,4 +1,4 @@
-// SspAllreduce: the stale-synchronous allreduce of seed 004 (algorithm 1), over notified puts.
+// SspAllreduce: the stale-synchronous allreduce of Iakymchuk et al. 2021 (algorithm 1), over notified puts.
 //
 //   rank r, step t of its plan (plans/ssp_plan.hpp), at clock c (this call), slack s:
 //

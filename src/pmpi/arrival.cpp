@@ -77,7 +77,7 @@ Registry& registry() {
 using Key = std::tuple<int, std::size_t>;  // (collective, bytes)
 
 /// RAGGED_ARRIVAL_MIN_OMEGA (seconds, default 1 ms): the least predicted imbalance that `auto`
-/// acts on. Seed 000's test, omega >= tau, is what `auto` applies; on shared memory tau is a few
+/// acts on. Proficz 2021's test, omega >= tau, is what `auto` applies; on shared memory tau is a few
 /// microseconds, less than the scheduling noise of one process on a loaded machine, which the
 /// cross-iteration estimator cannot predict.
 double min_omega() {

@@ -2,7 +2,7 @@
 //
 // For every call site (communicator, collective, bytes) of an allgather or allreduce that
 // selection runs as `auto`, the library keeps a Monitor of the arrival runtime (ragged/arrival.hpp)
-// on a private copy of the communicator, and plays the program's part of seed 000's monitor calls
+// on a private copy of the communicator, and plays the program's part of Proficz 2021's monitor calls
 // itself, from the collectives it sees:
 //
 //   a collective on the communicator returns         the exit hook (after())

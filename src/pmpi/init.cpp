@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "pmpi.hpp"
+#include "ragged/selection.hpp"
 
 namespace pmpi = ragged::pmpi;
 
@@ -58,5 +59,13 @@ RAGGED_PMPI_EXPORT const char* ragged_pmpi_last_algorithm(void) { return pmpi::l
 
 /// How many communicators carry the library's state (ragged's Comm) right now.
 RAGGED_PMPI_EXPORT long ragged_pmpi_live_comms(void) { return pmpi::live_states(); }
+
+/// How many times dispatch's selector ran in this process (one per collective ragged runs or
+/// declines through selection; the tests prove there is never a second).
+RAGGED_PMPI_EXPORT unsigned long long ragged_pmpi_selections(void) { return ragged::selections(); }
+
+/// The library reads RAGGED_<COLLECTIVE> and RAGGED_TUNING_FILE once, at the first collective; a
+/// program that changes them later calls this (docs/pmpi.md).
+RAGGED_PMPI_EXPORT void ragged_pmpi_reread_environment(void) { ragged::reread_environment(); }
 
 }  // extern "C"

@@ -20,6 +20,7 @@
 #include "ragged/datatype.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
+#include "ragged/selection.hpp"
 #include "report.hpp"
 
 #define RAGGED_PMPI_EXPORT __attribute__((visibility("default")))
@@ -126,7 +127,8 @@ class Call {
   bool fallback(const char* why);
   [[nodiscard]] const char* fallback_reason() const { return fallback_; }
 
-  /// The options for dispatch (the algorithm stays empty: dispatch reads the same environment).
+  /// The options for dispatch: they carry the selection made here, which dispatch runs without
+  /// choosing again.
   [[nodiscard]] const CollectiveOptions& options() const { return options_; }
 
   /// Records what ran.
@@ -136,6 +138,7 @@ class Call {
   Collective collective_;
   CommState& state_;
   CollectiveOptions options_{};
+  Selection selection_{};
   const char* fallback_ = nullptr;
   Comm* site_comm_ = nullptr;
 };

@@ -93,16 +93,6 @@ const char* level_name(int level) {
   return "an unknown thread level";
 }
 
-/// RAGGED_ALLGATHER, ... by Collective.
-const std::string& variable_of(Collective collective) {
-  static const auto names = [] {
-    std::array<std::string, std::size(all_collectives)> out;
-    for (Collective c : all_collectives) out[static_cast<std::size_t>(c)] = environment_variable(c);
-    return out;
-  }();
-  return names[static_cast<std::size_t>(collective)];
-}
-
 thread_local std::string last_outcome = "none";
 
 }  // namespace
@@ -227,22 +217,22 @@ long live_states() {
 }
 
 Route route(Collective collective) {
-  const char* name = std::getenv(variable_of(collective).c_str());
-  if (name != nullptr && *name != '\0') {
-    const bool native = std::strcmp(name, "native") == 0;
+  // Dispatch's reading of the environment (once per process), not one of our own.
+  const Environment& env = ragged::environment();
+  if (const std::string& name = env.forced_for(collective); !name.empty()) {
+    const bool native = name == "native";
     if (report::enabled()) [[unlikely]] {
-      const bool automatic = std::strcmp(name, "auto") == 0;
+      const bool automatic = name == "auto";
       report::note_route(native      ? report::Mode::native
                          : automatic ? report::Mode::automatic
                                      : report::Mode::named,
-                         name);
+                         name.c_str());
     }
     return native ? Route::native : Route::ragged;
   }
-  const char* rules = std::getenv("RAGGED_TUNING_FILE");
-  const bool ruled = rules != nullptr && *rules != '\0';
+  const bool ruled = !env.rules_file.empty();
   if (report::enabled()) [[unlikely]]
-    report::note_route(ruled ? report::Mode::rules : report::Mode::unset, rules);
+    report::note_route(ruled ? report::Mode::rules : report::Mode::unset, ruled ? env.rules_file.c_str() : nullptr);
   return ruled ? Route::ragged : Route::native;
 }
 
@@ -273,25 +263,26 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
   info.bytes = bytes;
   info.commutative = commutative;
   info.hints = &options_.hints;
-  info.backend = "mpi";
+  info.backend = state_.comm->backend();
   try {
-    Selection selection = select_algorithm(info, "");
-    // `auto` on a site the arrival runtime tracks: the snapshot of this call, then `auto` again
-    // with it. The same on every rank: the environment, the site and the snapshot are shared.
-    if (selection.requested == "auto" && size() > 1 && arrival::applies(collective_)) {
+    // What the call asks for (the environment or the rules file); for `auto` on a site the
+    // arrival runtime tracks, the call's snapshot first, which `auto` then reads. Then dispatch's
+    // selector, once: the call carries its result (options_.selection) and dispatch runs it. All
+    // of it is the same on every rank: the environment, the site and the snapshot are shared.
+    const Requested requested = resolve_request(info, {});
+    if (requested.name == "auto" && size() > 1 && arrival::applies(collective_)) {
       auto snapshot = arrival::at_call(state_, collective_, bytes, site_comm_);
       auto spread = arrival::spread(state_, collective_, bytes);
-      if (snapshot || spread) {
-        if (snapshot) options_.hints.set(std::move(snapshot));
-        // Arrivals spread at random (nobody predicts them): an arrival-reactive algorithm.
-        if (spread) options_.hints.set(std::move(spread));
-        selection = select_algorithm(info, "");
-      }
+      if (snapshot) options_.hints.set(std::move(snapshot));
+      // Arrivals spread at random (nobody predicts them): an arrival-reactive algorithm.
+      if (spread) options_.hints.set(std::move(spread));
     }
-    return selection.algorithm->name != "native";
+    selection_ = ragged::select(info, requested);
+    options_.selection = &selection_;
+    return selection_.algorithm->name != "native";
   } catch (const InvalidArgument& e) {
-    const char* value = std::getenv(variable_of(collective_).c_str());
-    say_once(variable_of(collective_) + "=" + (value != nullptr ? value : ""),
+    const std::string variable = environment_variable(collective_);
+    say_once(variable + "=" + ragged::environment().forced_for(collective_),
              std::string("ragged pmpi: ") + e.what() + "; " + function_name(collective_) + " runs natively");
     return fallback("unknown algorithm");
   } catch (const Error& e) {

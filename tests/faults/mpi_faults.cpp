@@ -1,4 +1,4 @@
-// Faults under mpirun (issue 14, item 3); the simulator's deterministic twin is
+// Faults under mpirun; the simulator's deterministic twin is
 // tests/sim/fault_test.cpp.
 //  1. A rank that never arrives, for every registered algorithm of every collective (not
 //     "native": MPI's own collectives have no timeout), the absent rank the last one and then

@@ -30,6 +30,7 @@
 #include "ragged/error.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/registry.hpp"
+#include "ragged/selection.hpp"
 #include "support/matrix_op.hpp"
 #include "support/patterns.hpp"
 
@@ -471,6 +472,7 @@ void check_matrix_product(MPI_Op matrix, Tally& tally) {
     const std::string variable = c == Collective::allreduce ? "RAGGED_ALLREDUCE" : "RAGGED_REDUCE";
     for (const Algorithm* alg : registry.list(c, "mpi")) {
       ::setenv(variable.c_str(), alg->name.c_str(), 1);
+      reread_environment();  // selection reads the environment once per process
       long passed = 0;
       long failed = 0;
       std::string ran;
@@ -498,6 +500,7 @@ void check_matrix_product(MPI_Op matrix, Tally& tally) {
         }
       }
       ::unsetenv(variable.c_str());
+      reread_environment();
       if (rank == 0) {
         std::printf("%-28s %ld passed, %ld failed (2x2 matrix product forced by %s, ran %s)\n",
                     (std::string(name_of(c)) + "/" + alg->name).c_str(), passed, failed, variable.c_str(), ran.c_str());

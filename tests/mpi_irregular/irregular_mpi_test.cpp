@@ -1,6 +1,6 @@
-// gatherv and scatterv (issue 4) under mpirun, against the MPI library's own
+// gatherv and scatterv under mpirun, against the MPI library's own
 // MPI_Gatherv / MPI_Scatterv: every registered algorithm, the eight block-size
-// problems of seed 003 §5 (plus all-empty blocks), roots 0, p/2 and p-1, displacements in
+// problems of Träff 2018, §5 (plus all-empty blocks), roots 0, p/2 and p-1, displacements in
 // rank order and reversed with gaps, in place and not. Each result is compared
 // byte for byte with a formula and with what `native` produced for the same call.
 // The ranks agree on every verdict (tests/mpi/harness.hpp), so a failure on one
@@ -27,7 +27,7 @@ constexpr std::int32_t sentinel = -7;
 
 std::int32_t value_of(int rank, int j) { return rank * 1000 + j + 1; }
 
-// The problems of seed 003 §5 with b = 3 (spikes: rho = 5 on every 5th rank), and zeros.
+// The problems of Träff 2018 (§5) with b = 3 (spikes: rho = 5 on every 5th rank), and zeros.
 std::vector<int> counts_for(int problem, int p) {
   const int b = 3;
   std::vector<int> m(static_cast<std::size_t>(p));

@@ -493,6 +493,7 @@ static void test_selection(void) {
   }
   PMPI_Barrier(MPI_COMM_WORLD);
   setenv("RAGGED_TUNING_FILE", path, 1);
+  t_reread();
   rc = MPI_Allgather(in, 4, MPI_INT, got, 4, MPI_INT, MPI_COMM_WORLD);
   const int bruck = strcmp(t_last(), "bruck") == 0;
   PMPI_Allgather(in, 4, MPI_INT, want, 4, MPI_INT, MPI_COMM_WORLD);
@@ -510,6 +511,7 @@ static void test_selection(void) {
   t_check(strcmp(t_last(), "native") == 0, "RAGGED_ALLGATHER=native before the rules file");
   t_force("allgather", NULL);
   unsetenv("RAGGED_TUNING_FILE");
+  t_reread();
   PMPI_Barrier(MPI_COMM_WORLD);
   if (t_rank == 0) remove(path);
 }
@@ -555,6 +557,47 @@ static void test_attributes(void) {
   PMPI_Comm_free_keyval(&keyval);
 }
 
+/* One selection per call: the library selects once (dispatch's selector, through the call's
+ * options), never again in dispatch, for a named algorithm, for `auto` (with the arrival
+ * snapshot on allreduce) and for a rules file; a call routed to the MPI library selects nothing. */
+static void test_one_selection_per_call(void) {
+  int in[4];
+  int* got = t_alloc((size_t)t_size * 4 * sizeof(int));
+  for (int i = 0; i < 4; ++i) in[i] = t_value(t_rank, i, 41);
+  struct {
+    const char* collective;
+    const char* name;
+  } settings[] = {{"allgather", "ring"}, {"allgather", "auto"},    {"allreduce", "auto"},  {"allreduce", "ring"},
+                  {"bcast", "binomial"}, {"alltoall", "pairwise"}, {"allgather", "native"}};
+  for (size_t k = 0; k < sizeof settings / sizeof settings[0]; ++k) {
+    t_force(settings[k].collective, settings[k].name);
+    const int native = strcmp(settings[k].name, "native") == 0;
+    for (int call = 0; call < 3; ++call) {
+      const unsigned long long before = t_selections();
+      int rc = MPI_SUCCESS;
+      if (strcmp(settings[k].collective, "allgather") == 0) {
+        rc = MPI_Allgather(in, 4, MPI_INT, got, 4, MPI_INT, MPI_COMM_WORLD);
+      } else if (strcmp(settings[k].collective, "allreduce") == 0) {
+        rc = MPI_Allreduce(in, got, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+      } else if (strcmp(settings[k].collective, "bcast") == 0) {
+        memcpy(got, in, sizeof in);
+        rc = MPI_Bcast(got, 4, MPI_INT, t_size - 1, MPI_COMM_WORLD);
+      } else {
+        int* send = t_alloc((size_t)t_size * 4 * sizeof(int));
+        for (int i = 0; i < t_size * 4; ++i) send[i] = t_value(t_rank, i, 43);
+        rc = MPI_Alltoall(send, 4, MPI_INT, got, 4, MPI_INT, MPI_COMM_WORLD);
+        free(send);
+      }
+      const unsigned long long made = t_selections() - before;
+      const unsigned long long want = native ? 0 : 1;
+      t_check(rc == MPI_SUCCESS && made == want, "one selection per call: %s %s call %d made %llu selections",
+              settings[k].collective, settings[k].name, call, made);
+    }
+    t_force(settings[k].collective, NULL);
+  }
+  free(got);
+}
+
 int main(int argc, char** argv) {
   int provided = -1;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
@@ -591,6 +634,7 @@ int main(int argc, char** argv) {
   test_transport_error();
   test_selection();
   test_attributes();
+  test_one_selection_per_call();
 
   PMPI_Type_free(&g_contig);
   PMPI_Type_free(&g_vec2);

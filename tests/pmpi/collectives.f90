@@ -25,6 +25,8 @@ program pmpi_fortran
     type(c_ptr) function last_fn() bind(C)
       import :: c_ptr
     end function
+    subroutine reread_fn() bind(C)
+    end subroutine
     integer(c_size_t) function c_strlen(s) bind(C, name='strlen')
       import :: c_ptr, c_size_t
       type(c_ptr), value :: s
@@ -37,6 +39,7 @@ program pmpi_fortran
   character(len=16) :: collective
   character(len=64) :: name, fallback
   procedure(last_fn), pointer :: last => null()
+  procedure(reread_fn), pointer :: reread => null()
   type(c_funptr) :: fp
 
   call MPI_Init(ierr)
@@ -48,6 +51,13 @@ program pmpi_fortran
     call PMPI_Abort(MPI_COMM_WORLD, 2, ierr)
   end if
   call c_f_procpointer(fp, last)
+  ! The library reads RAGGED_* once per process: after each setenv, it is told to read again.
+  fp = c_dlsym(c_null_ptr, 'ragged_pmpi_reread_environment' // c_null_char)
+  if (.not. c_associated(fp)) then
+    write (0, '(a,i0,a)') 'rank ', rank, ': libragged_pmpi.so has no ragged_pmpi_reread_environment'
+    call PMPI_Abort(MPI_COMM_WORLD, 2, ierr)
+  end if
+  call c_f_procpointer(fp, reread)
   passed = 0
   failed = 0
 
@@ -102,6 +112,7 @@ contains
     if (c_setenv(trim(variable) // c_null_char, trim(algorithm) // c_null_char, 1_c_int) /= 0) then
       call PMPI_Abort(MPI_COMM_WORLD, 3, ierr)
     end if
+    call reread()
   end subroutine
 
   ! What the library says the calling thread's last collective ran.

@@ -18,6 +18,8 @@ static long t_passed;
 static long t_failed;
 static const char* (*t_last_fn)(void);
 static long (*t_live_fn)(void);
+static void (*t_reread_fn)(void);
+static unsigned long long (*t_selections_fn)(void);
 
 /* Call after MPI_Init: finds the library (or aborts: a test without it proves nothing). */
 static inline void t_init(void) {
@@ -25,7 +27,9 @@ static inline void t_init(void) {
   PMPI_Comm_size(MPI_COMM_WORLD, &t_size);
   *(void**)(&t_last_fn) = dlsym(RTLD_DEFAULT, "ragged_pmpi_last_algorithm");
   *(void**)(&t_live_fn) = dlsym(RTLD_DEFAULT, "ragged_pmpi_live_comms");
-  if (t_last_fn == NULL || t_live_fn == NULL) {
+  *(void**)(&t_reread_fn) = dlsym(RTLD_DEFAULT, "ragged_pmpi_reread_environment");
+  *(void**)(&t_selections_fn) = dlsym(RTLD_DEFAULT, "ragged_pmpi_selections");
+  if (t_last_fn == NULL || t_live_fn == NULL || t_reread_fn == NULL || t_selections_fn == NULL) {
     fprintf(stderr, "rank %d: libragged_pmpi.so is not loaded (no ragged_pmpi_last_algorithm)\n", t_rank);
     PMPI_Abort(MPI_COMM_WORLD, 2);
   }
@@ -34,6 +38,10 @@ static inline void t_init(void) {
 /* What the calling thread's last collective ran ("ring", "native", "native (why)"). */
 static inline const char* t_last(void) { return t_last_fn(); }
 static inline long t_live(void) { return t_live_fn(); }
+/* The library reads RAGGED_* once per process: after changing them, say so. */
+static inline void t_reread(void) { t_reread_fn(); }
+/* How many times the library's selector ran so far. */
+static inline unsigned long long t_selections(void) { return t_selections_fn(); }
 
 /* Whether the last collective ran what forcing `name` should give: `name` itself or its
  * fallback; for "native" exactly native; for "auto" anything but native. */
@@ -152,6 +160,7 @@ static inline void t_force(const char* collective, const char* name) {
   } else {
     setenv(variable, name, 1);
   }
+  t_reread();
 }
 
 #endif

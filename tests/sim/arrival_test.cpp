@@ -9,9 +9,9 @@
 //  * the same algorithms behind a Monitor and its agent (background parts),
 //    iterating with random delays, announced and learned plans, calls that
 //    differ from the plan, and processes that never call edge;
-//  * figure 4 of seed 000 as an exact timing test;
+//  * figure 4 of Proficz 2021 as an exact timing test;
 //  * wrong estimates (reversed, none): results stay exact and the average
-//    elapsed time stays within the seed's bounds;
+//    elapsed time stays within Proficz 2021's bounds;
 //  * the link model measured at start-up, and the C API.
 #include "ragged/arrival.hpp"
 
@@ -456,9 +456,9 @@ double mean(const std::vector<double>& v) {
   return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
-// Figure 4 of seed 000: P = 4, rank 0 late by 2 tau. The ring takes (3, 5, 5, 5) tau;
+// Figure 4 of Proficz 2021: P = 4, rank 0 late by 2 tau. The ring takes (3, 5, 5, 5) tau;
 // BDR, whose rank 0 received blocks 1 and 2 in the background, takes (1, 4, 5, 5) tau.
-// (The seed's text says the average "drops from 5 tau to 4 tau": 5 -> 4 is rank 1's time;
+// (Proficz 2021's text says the average "drops from 5 tau to 4 tau": 5 -> 4 is rank 1's time;
 // the average of the figure's times goes from 4.5 tau to 3.75 tau.)
 TEST(ArrivalTiming, Figure4ExactOnTheSimulator) {
   const std::size_t count = 29875;  // 119500 bytes of int32: tau = 50 us + 1 ms
@@ -489,7 +489,7 @@ TEST(ArrivalTiming, Figure4BgdOnTheSimulator) {
 }
 
 // BGD with wrong estimates stays exact; with right ones it beats the ring, with none it is the
-// ring. With estimates in reverse the seed gives no bound (BGD is not in it); this one holds by
+// ring. With estimates in reverse Proficz 2021 gives no bound (BGD is not in it); this one holds by
 // construction: in lockstep a rank takes part in one send and one receive per step, so no two
 // transfers share a link and, once the last rank has arrived, step k of the (wrong) schedule
 // is over k+1 tau later: every rank is done by the last arrival plus steps * tau
@@ -642,15 +642,15 @@ TEST(ArrivalTiming, BslbIsExactOnEveryProcessCountAndPattern) {
 
 // With wrong estimates BDR and BSLB stay exact (allgather_once checks every element), and
 // their average elapsed time stays within these bounds (tau: one block):
-//  * the seed's case, one late rank perceived as the first to arrive, the others together:
+//  * Proficz 2021's case, one late rank perceived as the first to arrive, the others together:
 //    BDR at most (P-1) tau slower than the ring. The late rank's P-1 pre-step sends all come
-//    after its arrival, one tau each, and the ring part waits for them; seed 000 (§3.1) says
+//    after its arrival, one tau each, and the ring part waits for them; Proficz 2021 (§3.1) says
 //    (P-2) tau, one tau less than what this case measures (docs/arrival.md);
 //  * random arrivals estimated in reverse: at most the wrong schedule's pre-steps, each
 //    replayed after the last arrival, times tau;
 //  * no estimate at all (no edge call, records published at the arrivals): the ring plus at
 //    most tau (the snapshot is known only after the last arrival, so BDR runs as the ring);
-//  * BSLB at most log2(P) tau' slower than with right estimates (seed 000, §3.2), tau' the
+//  * BSLB at most log2(P) tau' slower than with right estimates (Proficz 2021, §3.2), tau' the
 //    transfer of the collective's message, the gathered vector (docs/arrival.md).
 TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinTheSeedsBounds) {
   for (int procs : {4, 5, 8, 13}) {
@@ -692,7 +692,7 @@ TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinTheSeedsBounds) {
   }
 }
 
-// ------------------------------------------------------------------ allreduce: slt and prr (seed 002)
+// ------------------------------------------------------------------ allreduce: slt and prr (Proficz 2018)
 
 /// One allreduce of the int32 patterns (sum) through `algorithm`, checked exactly.
 void allreduce_once(Comm& comm, const std::string& algorithm, std::size_t count, bool inplace,
@@ -830,7 +830,7 @@ Times allreduce_times(int procs, const std::string& algorithm, std::size_t count
 }
 
 /// A platform in which every ordered pair of hosts has a link of its own (50 us, 119.5 MB/s), as
-/// figure 6 of seed 002 assumes: a rank sends to both chain neighbours at once without sharing.
+/// figure 6 of Proficz 2018 assumes: a rank sends to both chain neighbours at once without sharing.
 /// One process loads one platform: the test that needs it skips in a process that loaded the
 /// shipped cluster first (ctest runs every test in a process of its own).
 std::string private_links_platform() {
@@ -871,13 +871,13 @@ std::string private_links_platform() {
   return file.path.string();
 }
 
-// Figure 6 of seed 002 on the simulator: P = 4, five segments of 32 KiB (tau = 50 us + 32768 B /
+// Figure 6 of Proficz 2018 on the simulator: P = 4, five segments of 32 KiB (tau = 50 us + 32768 B /
 // 119.5 MB/s), one process late by 4 tau, links as the figure draws them. The regular linear tree
 // starts its pipeline at the late process: 14 tau. ragged's pipelined_linear starts at rank P-1,
 // so rank 3 is the late one here. SLT puts it where the reduction completes: 12 tau with its
 // estimates handed over directly (no agent, as in the figure), 11 tau when its agent receives
 // the two partials that come before it arrives (plans/slt_order.hpp computes the same).
-TEST(ArrivalTiming, Figure6OfSeed002OnTheSimulator) {
+TEST(ArrivalTiming, Figure6OfProficz2018OnTheSimulator) {
   const std::string platform = private_links_platform();
   REQUIRE_PLATFORM(platform);
   const std::size_t count = 5 * 8192;
@@ -914,7 +914,7 @@ TEST(ArrivalTiming, PrrFollowsItsStepModelWhenOneIsLate) {
   }
 }
 
-// prd (ragged's, beyond seed 002) with one rank late by more than the early ranks' reduce-scatter:
+// prd (ragged's, beyond Proficz 2018) with one rank late by more than the early ranks' reduce-scatter:
 // after the arrival what remains is one exchange each way, so the mean elapsed time comes within
 // 1.15 of the per-rank lower bound (plans::bound::allreduce, the bench's lower_bound_s: every rank
 // takes the whole vector through its link after the latest other arrival), and below PRR's and
@@ -948,7 +948,7 @@ TEST(ArrivalTiming, PrdNearsTheLowerBoundWhenOneIsLate) {
 // (measured: up to 12.0 of them at P = 13). With right estimates both beat their regular
 // counterparts (random arrivals and one late) and the estimates matter: reversed ones do worse
 // (PRR up to 7 steps worse than the ring at P = 13, SLT up to 4.8 ms worse than pipelined_linear;
-// the seed gives no bound for them).
+// Proficz 2018 gives no bound for them).
 TEST(ArrivalTiming, AllreduceWithWrongOrMissingEstimates) {
   for (int procs : {4, 5, 8, 13}) {
     SCOPED_TRACE("P = " + std::to_string(procs));

@@ -18,6 +18,7 @@
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
+#include "ragged/selection.hpp"
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/matrix_op.hpp"
@@ -35,6 +36,7 @@ class ScopedEnv {
       had_ = true;
     }
     ::setenv(name, value.c_str(), 1);
+    reread_environment();  // selection reads the environment once per process
   }
   ~ScopedEnv() {
     if (had_) {
@@ -42,6 +44,7 @@ class ScopedEnv {
     } else {
       ::unsetenv(name_.c_str());
     }
+    reread_environment();
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -164,6 +167,43 @@ TEST(SimDispatch, BadArgumentsAreRefusedOnceNamingTheArgument) {
               (void)allreduce(c, buf.data(), buf.data() + 8, 4, DataType::int32, ReduceOp::sum(), o);
             }),
             "algorithm");
+}
+
+TEST(SimDispatch, OneSelectionPerCallThroughTheTypedAndRawEntries) {
+  constexpr int procs = 5;
+  const std::uint64_t before = selections();
+  sim::run(config(procs), [](Comm& comm) {
+    const int p = comm.size();
+    const int me = comm.rank();
+    // The typed API, by name and by `auto` (8 bytes: no composing algorithm).
+    std::vector<std::int64_t> in{me * 7 + 3};
+    std::vector<std::int64_t> out(1);
+    (void)allreduce(comm, std::span<const std::int64_t>(in), std::span<std::int64_t>(out), ReduceOp::sum(),
+                    {.algorithm = "ring"});
+    RAGGED_CHECK_EQ(out[0], 7 * p * (p - 1) / 2 + 3 * p);
+    (void)allreduce(comm, std::span<const std::int64_t>(in), std::span<std::int64_t>(out), ReduceOp::max(),
+                    {.algorithm = "auto"});
+    RAGGED_CHECK_EQ(out[0], (p - 1) * 7 + 3);
+    // The raw (void*) entry, the one the C API and the PMPI library use.
+    std::vector<std::int32_t> all(static_cast<std::size_t>(p));
+    const std::int32_t mine = me * 11 + 5;
+    (void)allgather(comm, &mine, all.data(), 1, DataType::int32, {.algorithm = "bruck"});
+    for (int r = 0; r < p; ++r) RAGGED_CHECK_EQ(all[static_cast<std::size_t>(r)], r * 11 + 5);
+    // A selection made before the call travels with it: dispatch does not choose again.
+    CallInfo info;
+    info.collective = Collective::allgather;
+    info.procs = p;
+    info.bytes = sizeof(std::int32_t);
+    info.backend = comm.backend();
+    const Selection made = select(info, "ring");
+    CollectiveOptions carried;
+    carried.selection = &made;
+    const Algorithm& ran = allgather(comm, &mine, all.data(), 1, DataType::int32, carried);
+    RAGGED_CHECK(ran.name == "ring");
+    for (int r = 0; r < p; ++r) RAGGED_CHECK_EQ(all[static_cast<std::size_t>(r)], r * 11 + 5);
+  });
+  // Four selections per rank: three calls, one made ahead for the fourth call.
+  EXPECT_EQ(selections() - before, std::uint64_t{4 * procs});
 }
 
 TEST(SimDispatch, TypedApiDeducesTheTypeAndChecksSizes) {

@@ -1,4 +1,4 @@
-// Faults on the simulator (issue 14, item 3), deterministic:
+// Faults on the simulator, deterministic:
 //  * a rank that never arrives: every registered algorithm of every collective, the absent
 //    rank the last one, the root, or neither, with and without an arrival snapshot naming it
 //    late; every rank that needs its data raises TimeoutError within the call's timeout, no

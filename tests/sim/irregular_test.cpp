@@ -1,4 +1,4 @@
-// gatherv and scatterv (issue 4, seed 003) on the sim backend: for every P of the
+// gatherv and scatterv (Träff 2018) on the sim backend: for every P of the
 // sweep, one simulation per algorithm runs every problem shape (same, random, zeros,
 // two blocks, a spike, large blocks), roots 0, P/2 and P-1, three layouts of the
 // root's displacements (rank order back to back; reversed with gaps; even ranks

@@ -1,4 +1,4 @@
-// The one-sided collectives of seed 004 §IV (allreduce onesided_ring, alltoall onesided) on the
+// The one-sided collectives of Iakymchuk et al. 2021, §IV (allreduce onesided_ring, alltoall onesided) on the
 // sim backend, beyond the registry sweeps: small segments (many per chunk) and few slots, many
 // consecutive calls on one communicator with staggered arrivals (a fast rank starts call k+1
 // while its neighbours still read call k: the cross-call protocol), counts that change from call

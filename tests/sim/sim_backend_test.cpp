@@ -606,7 +606,7 @@ TEST(SimBackend, InfinibandNodesShareTheirHca) {
   EXPECT_NEAR(done[33], 0.5e-6 + 3.2e6 / 3.2e9, tick);
 }
 
-// The clusters of seed 004 (platforms/README.md): one message between two nodes.
+// The clusters of Iakymchuk et al. 2021 (platforms/README.md): one message between two nodes.
 void expect_node_to_node(const char* platform, int procs, int to, double latency, double bandwidth) {
   sim::Config c;
   c.platform = platform;

@@ -1,4 +1,4 @@
-// The stale-synchronous allreduce (ragged/ssp.hpp, seed 004 algorithm 1) on the simulator:
+// The stale-synchronous allreduce (ragged/ssp.hpp, Iakymchuk et al. 2021, algorithm 1) on the simulator:
 // - slack 0 is the exact allreduce of every iteration, on both topologies, every P of the sweep,
 //   counts 0, 1, < P and larger, with ranks that arrive in a different order every iteration;
 // - slack s > 0 with one slow rank: every element of every result comes from a contribution at

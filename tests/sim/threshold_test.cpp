@@ -1,4 +1,4 @@
-// The threshold broadcast and reduce (ragged/threshold.hpp, seed 004 §III-B) on the simulator.
+// The threshold broadcast and reduce (ragged/threshold.hpp, Iakymchuk et al. 2021, §III-B) on the simulator.
 //  * Sweep: P = 1..9, 16, 33; every root for P <= 9 (three roots above); thresholds 0.25, 0.5,
 //    0.75, 1 and 0.1, 0.33, 0.9, 0.07; counts 0, 1, 7 and a large one; bcast, reduce by data and
 //    reduce by processes, in place and not, int64 and float64, sum and max; every call on one

@@ -1,4 +1,4 @@
-/* Soak through the PMPI library (issue 14, item 4): a plain MPI program (no ragged header)
+/* Soak through the PMPI library: a plain MPI program (no ragged header)
  * that runs the pap loop -- a randomly late rank, then MPI_Allgather, MPI_Allreduce and
  * MPI_Gather -- for many iterations, checks every result exactly, and checks that its
  * resident set size did not grow like a leak after the warm-up (a tenth of the iterations): a

@@ -1,4 +1,4 @@
-// Soak (issue 14, item 4): the pap loop of seed 000 (compute, a late process, edge, arrive,
+// Soak: the pap loop of Proficz 2021 (compute, a late process, edge, arrive,
 // the collective) run for many iterations with every arrival-aware algorithm, each behind
 // one Monitor and its agent thread, under mpirun. Every result is checked exactly on integer
 // data. After each algorithm, on every rank:

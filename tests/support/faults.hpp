@@ -1,4 +1,4 @@
-// Fault injection shared by the sim and mpirun fault tests (issue 14, item 3): one collective
+// Fault injection shared by the sim and mpirun fault tests: one collective
 // call by name with a rank missing, and what became of it on this rank.
 #pragma once
 

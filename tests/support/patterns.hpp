@@ -108,7 +108,7 @@ inline std::int64_t element(const std::vector<std::byte>& buf, DataType type, st
 
 inline constexpr DataType all_types[] = {DataType::int32, DataType::int64, DataType::float32, DataType::float64};
 
-/// The process counts and counts of the sim sweeps (issue: P in {1,2,3,4,5,7,8,13,16,33}).
+/// The process counts and counts of the sim sweeps (P in {1,2,3,4,5,7,8,13,16,33}).
 inline const std::vector<int>& sweep_procs() {
   static const std::vector<int> p{1, 2, 3, 4, 5, 7, 8, 13, 16, 33};
   return p;

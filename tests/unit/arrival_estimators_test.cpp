@@ -94,7 +94,7 @@ TEST(ArrivalSnapshot, ValuesAndChecks) {
   EXPECT_EQ(flat->source(4), ArrivalSource::estimated);
 }
 
-// Seed 000 §2: balanced when omega < tau; arrivals before known_at count as known_at; an
+// Proficz 2021, §2: balanced when omega < tau; arrivals before known_at count as known_at; an
 // unknown link model never calls a pattern balanced.
 TEST(ArrivalSnapshots, BalancedMeansOmegaBelowTau) {
   const LinkModel link{1e-3, 1e-6};  // tau(1000 bytes) = 2 ms

@@ -1,4 +1,4 @@
-// The BDR schedule (listing 2 of seed 000) as a pure function: every P from 1
+// The BDR schedule (listing 2 of Proficz 2021) as a pure function: every P from 1
 // to 64 with random, tied, one-late and reversed arrival patterns, checked
 // against the properties the listing guarantees, plus the example of figure 4
 // step by step.
@@ -204,7 +204,7 @@ TEST(BdrSchedule, ThrowsOnNonFiniteArrivals) {
   EXPECT_ANY_THROW(make_schedule(a, 1.0));
 }
 
-// Figure 4 of seed 000: P = 4, rank 0 late by 2 tau.
+// Figure 4 of Proficz 2021: P = 4, rank 0 late by 2 tau.
 TEST(BdrSchedule, Figure4Example) {
   const double tau = 1.0;
   const std::vector<double> a{2 * tau, 0, 0, 0};

@@ -1,7 +1,7 @@
 // The BGD schedule (plans/bgd_schedule.hpp) as a pure function: every P from 1
 // to 64 with random, tied, one-late and reversed arrival patterns, checked
 // against the properties the design states, plus the example of figure 4 of
-// seed 000 step by step.
+// Proficz 2021 step by step.
 #include "plans/bgd_schedule.hpp"
 
 #include <gtest/gtest.h>
@@ -167,7 +167,7 @@ TEST(BgdSchedule, ThrowsOnNonFiniteArrivals) {
   EXPECT_THROW(make_schedule(std::vector<double>{0.0, NAN}, 1.0), InvalidArgument);
 }
 
-// Figure 4 of seed 000: P = 4, rank 0 late by 2 tau. Slots 0 and 1 spread segments 1..3 among
+// Figure 4 of Proficz 2021: P = 4, rank 0 late by 2 tau. Slots 0 and 1 spread segments 1..3 among
 // ranks 1..3 and to rank 0 (in its background); when rank 0 arrives (slot 2) its segment
 // spreads in two steps, where the ring would need three.
 TEST(BgdSchedule, Figure4Example) {

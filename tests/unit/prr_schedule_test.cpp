@@ -1,10 +1,10 @@
-// The PRR schedule (seed 002 §4.2, plans/prr_schedule.hpp) as a pure function:
+// The PRR schedule (Proficz 2018, §4.2, plans/prr_schedule.hpp) as a pure function:
 // every P from 1 to 64 with random, tied, one-late, two-late, reversed and
 // flat arrival patterns, executed on sets of contributions: each segment is
 // reduced exactly once over all ranks (no contribution twice, none missing),
 // then delivered to every rank; a rank sends only what it holds and only once
 // it arrived; in a step it sends at most one segment and receives at most one;
-// P(2P-2) transfers as the ring. Plus the seed's statements about the counts,
+// P(2P-2) transfers as the ring. Plus Proficz 2018's statements about the counts,
 // the ring when balanced, the example in the header, and the cost model.
 #include "plans/prr_schedule.hpp"
 
@@ -223,7 +223,7 @@ TEST(PrrSchedule, BalancedIsTheRing) {
   }
 }
 
-// The seed: "the same total of P x (2P-2) sends and receives as the ring"; "a process arriving
+// Proficz 2018: "the same total of P x (2P-2) sends and receives as the ring"; "a process arriving
 // more than P tau after the next one performs only P-1 send and receive operations, while every
 // other process does 2P-1". The totals hold for every pattern (checked above). The late process
 // needs at least P of each: each of the P segments needs its contribution (a send) and brings it
@@ -336,15 +336,15 @@ TEST(PrrSchedule, AutoChoosesAnArrivalAwareAllreduceOnlyWhenImbalanced) {
   };
   // tau of one segment (4 MiB / 48 ranks) is about 0.78 ms: 0.5 ms late is balanced, 5 ms is not
   Hints h1;
-  EXPECT_FALSE(select_algorithm(call_with(0.5e-3, true, h1), "auto").algorithm->restrictions.needs_arrival);
+  EXPECT_FALSE(ragged::select(call_with(0.5e-3, true, h1), "auto").algorithm->restrictions.needs_arrival);
   // 5 ms late: prd's early reduce-scatter (about 37 ms) is mostly still to do, prr wins (the sim
   // agrees: 74.1 against 74.7 ms); from 10 ms on the late rank's single exchange wins.
   for (const double late_by : {5e-3, 50e-3, 100e-3, 1.0}) {
     Hints h;
-    const std::string chosen = select_algorithm(call_with(late_by, true, h), "auto").algorithm->name;
+    const std::string chosen = ragged::select(call_with(late_by, true, h), "auto").algorithm->name;
     EXPECT_EQ(chosen, late_by < 10e-3 ? "prr" : "prd");
     Hints n;
-    EXPECT_EQ(select_algorithm(call_with(late_by, false, n), "auto").algorithm->name, "reduce_bcast");
+    EXPECT_EQ(ragged::select(call_with(late_by, false, n), "auto").algorithm->name, "reduce_bcast");
   }
 }
 

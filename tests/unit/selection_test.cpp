@@ -31,6 +31,7 @@ class ScopedEnv {
     } else {
       ::unsetenv(name);
     }
+    reread_environment();  // selection reads the environment once per process
   }
   ~ScopedEnv() {
     if (old_.empty()) {
@@ -38,6 +39,7 @@ class ScopedEnv {
     } else {
       ::setenv(name_.c_str(), old_.c_str(), 1);
     }
+    reread_environment();
   }
   ScopedEnv(const ScopedEnv&) = delete;
   ScopedEnv& operator=(const ScopedEnv&) = delete;
@@ -65,26 +67,26 @@ TEST(Selection, EnvironmentVariablesFollowMpiConventions) {
 
 TEST(Selection, TheCallsNameWinsOverTheEnvironment) {
   const ScopedEnv env("RAGGED_ALLGATHER", "bruck");
-  EXPECT_EQ(select_algorithm(call_of(Collective::allgather, 8, 64), "ring").algorithm->name, "ring");
-  const Selection s = select_algorithm(call_of(Collective::allgather, 8, 64), "");
+  EXPECT_EQ(ragged::select(call_of(Collective::allgather, 8, 64), "ring").algorithm->name, "ring");
+  const Selection s = ragged::select(call_of(Collective::allgather, 8, 64), "");
   EXPECT_EQ(s.algorithm->name, "bruck");
   EXPECT_EQ(s.source, "environment");
 }
 
 TEST(Selection, UnknownNamesAreInvalidArgumentsNamingTheAlgorithm) {
   try {
-    (void)select_algorithm(call_of(Collective::allreduce, 4, 64), "no-such");
+    (void)ragged::select(call_of(Collective::allreduce, 4, 64), "no-such");
     FAIL() << "accepted";
   } catch (const InvalidArgument& e) {
     EXPECT_EQ(e.argument(), "algorithm");
   }
   const ScopedEnv env("RAGGED_ALLREDUCE", "no-such");
-  EXPECT_THROW((void)select_algorithm(call_of(Collective::allreduce, 4, 64), ""), InvalidArgument);
+  EXPECT_THROW((void)ragged::select(call_of(Collective::allreduce, 4, 64), ""), InvalidArgument);
 }
 
 TEST(Selection, ANonCommutativeOperatorTurnsEveryCommutativeOnlyAllreduceIntoReduceBcast) {
   for (const Algorithm* a : Registry::instance().list(Collective::allreduce, "sim")) {
-    const Selection s = select_algorithm(call_of(Collective::allreduce, 5, 64, nullptr, false), a->name);
+    const Selection s = ragged::select(call_of(Collective::allreduce, 5, 64, nullptr, false), a->name);
     if (a->restrictions.commutative_only) {
       EXPECT_EQ(s.algorithm->name, "reduce_bcast") << a->name;
       EXPECT_FALSE(s.fallback_reason.empty()) << a->name;
@@ -95,17 +97,17 @@ TEST(Selection, ANonCommutativeOperatorTurnsEveryCommutativeOnlyAllreduceIntoRed
     }
   }
   // auto never picks a commutative-only algorithm for a non-commutative operator
-  EXPECT_FALSE(select_algorithm(call_of(Collective::allreduce, 16, 1 << 20, nullptr, false), "auto")
+  EXPECT_FALSE(ragged::select(call_of(Collective::allreduce, 16, 1 << 20, nullptr, false), "auto")
                    .algorithm->restrictions.commutative_only);
 }
 
 TEST(Selection, TwoClusterAlgorithmsFallBackWithoutALayout) {
-  EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 6, 64), "lg").algorithm->name, "pairwise");
+  EXPECT_EQ(ragged::select(call_of(Collective::alltoall, 6, 64), "lg").algorithm->name, "pairwise");
   Hints hints;
   hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::split_at(2, 4)));
-  EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 6, 64, &hints), "lg").algorithm->name, "lg");
+  EXPECT_EQ(ragged::select(call_of(Collective::alltoall, 6, 64, &hints), "lg").algorithm->name, "lg");
   // a layout of another size does not describe this call
-  EXPECT_EQ(select_algorithm(call_of(Collective::alltoall, 7, 64, &hints), "lg").algorithm->name, "pairwise");
+  EXPECT_EQ(ragged::select(call_of(Collective::alltoall, 7, 64, &hints), "lg").algorithm->name, "pairwise");
 }
 
 TEST(Selection, LgTakesThreeOrMoreClustersAndCoordinatorOnlyTwo) {
@@ -113,11 +115,11 @@ TEST(Selection, LgTakesThreeOrMoreClustersAndCoordinatorOnlyTwo) {
   const std::vector<int> sizes{3, 5, 2};
   hints.set(std::make_shared<const ClusterLayout>(ClusterLayout::from_sizes(sizes)));
   for (const Collective c : {Collective::alltoall, Collective::alltoallv}) {
-    const Selection s = select_algorithm(call_of(c, 10, 64, &hints), "lg");
+    const Selection s = ragged::select(call_of(c, 10, 64, &hints), "lg");
     EXPECT_EQ(s.algorithm->name, "lg") << name_of(c);
     EXPECT_TRUE(s.fallback_reason.empty()) << name_of(c);
   }
-  const Selection coordinator = select_algorithm(call_of(Collective::alltoall, 10, 64, &hints), "coordinator");
+  const Selection coordinator = ragged::select(call_of(Collective::alltoall, 10, 64, &hints), "coordinator");
   EXPECT_EQ(coordinator.algorithm->name, "pairwise");
   EXPECT_EQ(coordinator.fallback_reason, "needs a two-cluster layout hint");
   // An empty cluster number (0 and 2 used, 1 not) is no layout for either.
@@ -125,7 +127,7 @@ TEST(Selection, LgTakesThreeOrMoreClustersAndCoordinatorOnlyTwo) {
   gap->cluster = {0, 2, 2, 0};
   Hints gapped;
   gapped.set(std::shared_ptr<const ClusterLayout>(gap));
-  const Selection lg = select_algorithm(call_of(Collective::alltoall, 4, 64, &gapped), "lg");
+  const Selection lg = ragged::select(call_of(Collective::alltoall, 4, 64, &gapped), "lg");
   EXPECT_EQ(lg.algorithm->name, "pairwise");
   EXPECT_EQ(lg.fallback_reason, "needs a cluster layout hint (two or more clusters)");
 }
@@ -139,7 +141,7 @@ TEST(Selection, BackendAlgorithmsAreRefusedElsewhere) {
         "unit_mpi_only", "test entry", only_mpi,
         std::get<static_cast<std::size_t>(Collective::bcast)>(r.find(Collective::bcast, "binomial").fn)));
   }
-  EXPECT_THROW((void)select_algorithm(call_of(Collective::bcast, 4, 8), "unit_mpi_only"), InvalidArgument);
+  EXPECT_THROW((void)ragged::select(call_of(Collective::bcast, 4, 8), "unit_mpi_only"), InvalidArgument);
 }
 
 TEST(Selection, AutoPicksTheCheapestRegularAlgorithmByItsCostModel) {
@@ -150,7 +152,7 @@ TEST(Selection, AutoPicksTheCheapestRegularAlgorithmByItsCostModel) {
   for (const Collective c : all_collectives) {
     for (const int procs : {2, 5, 16, 28}) {
       for (const std::size_t bytes : {std::size_t{4}, std::size_t{37449}, std::size_t{64} << 20}) {
-        const Algorithm& chosen = *select_algorithm(call_of(c, procs, bytes), "auto").algorithm;
+        const Algorithm& chosen = *ragged::select(call_of(c, procs, bytes), "auto").algorithm;
         EXPECT_FALSE(chosen.restrictions.needs_arrival) << name_of(c) << " " << chosen.name;
         if (chosen.cost == nullptr) continue;
         x.procs = procs;
@@ -166,11 +168,11 @@ TEST(Selection, AutoPicksTheCheapestRegularAlgorithmByItsCostModel) {
     }
   }
   // tiny blocks: Bruck's log2 P steps; the ring's P - 1 latencies never win at 28 ranks
-  EXPECT_EQ(select_algorithm(call_of(Collective::allgather, 28, 4), "auto").algorithm->name, "bruck");
-  EXPECT_NE(select_algorithm(call_of(Collective::allgather, 28, 37449), "auto").algorithm->name, "ring");
+  EXPECT_EQ(ragged::select(call_of(Collective::allgather, 28, 4), "auto").algorithm->name, "bruck");
+  EXPECT_NE(ragged::select(call_of(Collective::allgather, 28, 37449), "auto").algorithm->name, "ring");
   // allreduce: small vectors by recursive doubling, large ones by a bandwidth-optimal algorithm
-  EXPECT_EQ(select_algorithm(call_of(Collective::allreduce, 16, 8), "auto").algorithm->name, "recursive_doubling");
-  const std::string large = select_algorithm(call_of(Collective::allreduce, 16, 64 << 20), "auto").algorithm->name;
+  EXPECT_EQ(ragged::select(call_of(Collective::allreduce, 16, 8), "auto").algorithm->name, "recursive_doubling");
+  const std::string large = ragged::select(call_of(Collective::allreduce, 16, 64 << 20), "auto").algorithm->name;
   EXPECT_TRUE(large == "ring" || large == "rabenseifner") << large;
 }
 
@@ -181,7 +183,7 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
   late[27] = 5e-3;  // omega = 5 ms: omega / tau >= 1
   Hints imbalanced;
   imbalanced.set(std::make_shared<const ArrivalSnapshot>(late, link));
-  const Selection s = select_algorithm(call_of(Collective::allgather, 28, block, &imbalanced), "auto");
+  const Selection s = ragged::select(call_of(Collective::allgather, 28, block, &imbalanced), "auto");
   EXPECT_TRUE(s.algorithm->restrictions.needs_arrival) << s.algorithm->name;
   EXPECT_EQ(s.algorithm->name, "bgd");
 
@@ -189,21 +191,21 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
   close[27] = 1e-4;  // omega < tau: balanced
   Hints balanced;
   balanced.set(std::make_shared<const ArrivalSnapshot>(close, link));
-  const std::string regular = select_algorithm(call_of(Collective::allgather, 28, block), "auto").algorithm->name;
-  EXPECT_EQ(select_algorithm(call_of(Collective::allgather, 28, block, &balanced), "auto").algorithm->name, regular);
+  const std::string regular = ragged::select(call_of(Collective::allgather, 28, block), "auto").algorithm->name;
+  EXPECT_EQ(ragged::select(call_of(Collective::allgather, 28, block, &balanced), "auto").algorithm->name, regular);
   // a snapshot of another communicator size is ignored
-  EXPECT_FALSE(select_algorithm(call_of(Collective::allgather, 16, block, &imbalanced), "auto")
+  EXPECT_FALSE(ragged::select(call_of(Collective::allgather, 16, block, &imbalanced), "auto")
                    .algorithm->restrictions.needs_arrival);
 }
 
 TEST(Selection, AutoTurnsReactiveOnASpreadThatNobodyPredicted) {
   const LinkModel link{50e-6, 1.0 / 12.5e6};  // 100 Mbit/s
   const std::size_t block = 131072;           // tau ~ 10.5 ms
-  const std::string regular = select_algorithm(call_of(Collective::allgather, 8, block), "auto").algorithm->name;
+  const std::string regular = ragged::select(call_of(Collective::allgather, 8, block), "auto").algorithm->name;
   const auto with_spread = [&](double omega, LinkModel model) {
     Hints hints;
     hints.set(std::make_shared<const ArrivalSpread>(ArrivalSpread{omega, model}));
-    return select_algorithm(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->name;
+    return ragged::select(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->name;
   };
   EXPECT_EQ(with_spread(0.08, link), "push");    // omega 80 ms >= tau
   EXPECT_EQ(with_spread(0.005, link), regular);  // below tau of a block
@@ -212,19 +214,19 @@ TEST(Selection, AutoTurnsReactiveOnASpreadThatNobodyPredicted) {
   // no reactive allreduce: the spread changes nothing there
   Hints hints;
   hints.set(std::make_shared<const ArrivalSpread>(ArrivalSpread{0.08, link}));
-  EXPECT_EQ(select_algorithm(call_of(Collective::allreduce, 8, block, &hints), "auto").algorithm->name,
-            select_algorithm(call_of(Collective::allreduce, 8, block), "auto").algorithm->name);
+  EXPECT_EQ(ragged::select(call_of(Collective::allreduce, 8, block, &hints), "auto").algorithm->name,
+            ragged::select(call_of(Collective::allreduce, 8, block), "auto").algorithm->name);
   // a usable imbalanced snapshot wins over the spread: the arrival-aware algorithms
   std::vector<double> late(8, 0.0);
   late[7] = 0.1;
   hints.set(std::make_shared<const ArrivalSnapshot>(late, link));
   EXPECT_TRUE(
-      select_algorithm(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->restrictions.needs_arrival);
+      ragged::select(call_of(Collective::allgather, 8, block, &hints), "auto").algorithm->restrictions.needs_arrival);
 }
 
 TEST(Selection, AutoBroadcastsSmallMessagesByTheBinomialTreeAndLargeOnesByTheDoubleTree) {
   const auto chosen = [](int procs, std::size_t bytes) {
-    return select_algorithm(call_of(Collective::bcast, procs, bytes), "auto").algorithm->name;
+    return ragged::select(call_of(Collective::bcast, procs, bytes), "auto").algorithm->name;
   };
   EXPECT_EQ(chosen(28, 1024), "binomial");
   EXPECT_EQ(chosen(28, 64 << 10), "double_tree");
@@ -244,14 +246,14 @@ TEST(Selection, ABroadcastWhoseSourceStillFillsTakesOneThatStreamsIt) {
     CallInfo call = call_of(Collective::bcast, procs, bytes);
     call.sub_call = true;
     call.source_fills = true;
-    return select_algorithm(call, "auto").algorithm;
+    return ragged::select(call, "auto").algorithm;
   };
   for (const int procs : {4, 8, 16, 28, 48}) {
     for (const std::size_t bytes : {std::size_t{64} << 10, std::size_t{1} << 20, std::size_t{8} << 20}) {
       EXPECT_TRUE(chosen(procs, bytes)->restrictions.streams_source) << "P=" << procs << " bytes=" << bytes;
     }
   }
-  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 4, 64 << 10), "auto").algorithm->name, "scatter_allgather");
+  EXPECT_EQ(ragged::select(call_of(Collective::bcast, 4, 64 << 10), "auto").algorithm->name, "scatter_allgather");
   // streams, where a whole source takes scatter_allgather; at P = 4 the chain's S + 2 steps beat
   // the trees' S + 3 (measured in lnbc at P = 4, 8 MiB gathered: 73.5 against 80.9 ms)
   EXPECT_EQ(chosen(4, 64 << 10)->name, "pipelined_chain");
@@ -295,7 +297,7 @@ TEST(Selection, HeldBlocksTurnTheChainOwnerFirstAndItsTailIntoOneBlock) {
       CallInfo call = call_of(Collective::bcast, procs, floats * 4, &hints);
       call.sub_call = true;
       call.source_fills = true;
-      EXPECT_EQ(select_algorithm(call, "auto").algorithm->name, "pipelined_chain")
+      EXPECT_EQ(ragged::select(call, "auto").algorithm->name, "pipelined_chain")
           << "P=" << procs << " floats=" << floats;
     }
   }
@@ -310,17 +312,17 @@ TEST(Selection, ASubCallChoosesARegularAlgorithmWithTheSnapshotsLinkModel) {
   hints.set(std::make_shared<const ArrivalSnapshot>(late, LinkModel{50e-6, 1.0 / 117.5e6}));
   CallInfo call = call_of(Collective::bcast, 28, 1 << 20, &hints);
   call.sub_call = true;
-  EXPECT_EQ(select_algorithm(call, "").algorithm->name, "double_tree");
+  EXPECT_EQ(ragged::select(call, "").algorithm->name, "double_tree");
   // with 1 ms a message, 64 KiB go by the binomial tree (5 messages), not by the double tree (19)
   Hints slow;
   slow.set(std::make_shared<const ArrivalSnapshot>(late, LinkModel{1e-3, 1.0 / 117.5e6}));
   CallInfo small = call_of(Collective::bcast, 28, 64 << 10, &slow);
   small.sub_call = true;
-  EXPECT_EQ(select_algorithm(small, "").algorithm->name, "binomial");
-  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 28, 64 << 10), "").algorithm->name, "double_tree");
+  EXPECT_EQ(ragged::select(small, "").algorithm->name, "binomial");
+  EXPECT_EQ(ragged::select(call_of(Collective::bcast, 28, 64 << 10), "").algorithm->name, "double_tree");
   // the environment still chooses, as for any call
   const ScopedEnv env("RAGGED_BCAST", "binomial_blocking");
-  EXPECT_EQ(select_algorithm(call, "").algorithm->name, "binomial_blocking");
+  EXPECT_EQ(ragged::select(call, "").algorithm->name, "binomial_blocking");
 }
 
 TEST(Selection, AllreduceCountsImbalanceInSegmentsOfOneRanksShare) {
@@ -329,7 +331,7 @@ TEST(Selection, AllreduceCountsImbalanceInSegmentsOfOneRanksShare) {
   late[1] = 5e-3;  // 5 ms: below tau of the whole 4 MiB vector (36 ms), above tau of 4 MiB / 48
   Hints hints;
   hints.set(std::make_shared<const ArrivalSnapshot>(late, link));
-  const Selection s = select_algorithm(call_of(Collective::allreduce, 48, 4 << 20, &hints), "auto");
+  const Selection s = ragged::select(call_of(Collective::allreduce, 48, 4 << 20, &hints), "auto");
   EXPECT_TRUE(s.algorithm->restrictions.needs_arrival) << s.algorithm->name;
 }
 
@@ -414,13 +416,13 @@ TEST(TuningRules, TheFileNamedByTheEnvironmentSelects) {
   }
   const ScopedEnv clear("RAGGED_BCAST", nullptr);
   const ScopedEnv file("RAGGED_TUNING_FILE", path.c_str());
-  Selection s = select_algorithm(call_of(Collective::bcast, 3, 8), "");
+  Selection s = ragged::select(call_of(Collective::bcast, 3, 8), "");
   EXPECT_EQ(s.algorithm->name, "linear");
   EXPECT_EQ(s.source, "rules");
-  EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 9, 8), "").algorithm->name, "binomial");
+  EXPECT_EQ(ragged::select(call_of(Collective::bcast, 9, 8), "").algorithm->name, "binomial");
   {
     const ScopedEnv env("RAGGED_BCAST", "binomial");  // the environment wins over the file
-    EXPECT_EQ(select_algorithm(call_of(Collective::bcast, 3, 8), "").algorithm->name, "binomial");
+    EXPECT_EQ(ragged::select(call_of(Collective::bcast, 3, 8), "").algorithm->name, "binomial");
   }
 }
 
@@ -428,7 +430,7 @@ TEST(TuningRules, AMissingFileIsAConfigErrorNamingIt) {
   const ScopedEnv clear("RAGGED_GATHER", nullptr);
   const ScopedEnv file("RAGGED_TUNING_FILE", "/nonexistent/ragged-rules.json");
   try {
-    (void)select_algorithm(call_of(Collective::gather, 3, 8), "");
+    (void)ragged::select(call_of(Collective::gather, 3, 8), "");
     FAIL() << "accepted";
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.file(), "/nonexistent/ragged-rules.json");

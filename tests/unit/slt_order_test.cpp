@@ -1,5 +1,5 @@
-// SLT's chain and step model (seed 002 §4.1, plans/slt_order.hpp): the order,
-// figure 6 of the seed as an exact test (the regular linear tree 14 tau, SLT
+// SLT's chain and step model (Proficz 2018, §4.1, plans/slt_order.hpp): the order,
+// figure 6 of Proficz 2018 as an exact test (the regular linear tree 14 tau, SLT
 // 12 tau), what the agent receives ahead, and the cost model against the step
 // model.
 #include "plans/slt_order.hpp"

@@ -63,7 +63,7 @@ TEST(ThresholdPlan, StageOfIsOnePlusTheHighestBit) {
 }
 
 TEST(ThresholdPlan, ContributorsForTheSeedsThirtyTwoRanks) {
-  // Seed 004, fig. 10: with 32 ranks, 75 % and 100 % keep the same stages (the last stage
+  // Iakymchuk et al. 2021, fig. 10: with 32 ranks, 75 % and 100 % keep the same stages (the last stage
   // brings half the ranks).
   EXPECT_EQ(contributors(0.25, 32), 8);
   EXPECT_EQ(contributors(0.5, 32), 16);

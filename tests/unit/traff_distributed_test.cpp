@@ -1,4 +1,4 @@
-// The distributed construction of lemma 3 (seed 003): every rank knows only its own
+// The distributed construction of lemma 3 (Träff 2018): every rank knows only its own
 // block; driven over an in-memory network it must build exactly the oracle's tree,
 // for every p <= 1024, with at most 2⌈log2 p⌉ rounds of constant-size messages.
 #include <gtest/gtest.h>

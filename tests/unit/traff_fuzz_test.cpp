@@ -1,4 +1,4 @@
-// A long randomized run of the Träff tree construction (the fuzz test of issue 4): random
+// A long randomized run of the Träff tree construction (a fuzz test that needs no clang): random
 // p up to 4096, random roots, variants and thresholds, block sizes from 0 to INT_MAX.
 // Under the address sanitizer (the asan preset runs the unit tier) it shows that the
 // oracle, the distributed construction, the layouts and the subtree walks stay in

@@ -1,4 +1,4 @@
-// The oracle of Träff's trees (seed 003) against what the lemmas promise, checked in
+// The oracle of Träff's trees (Träff 2018) against what the lemmas promise, checked in
 // the α-β model independently of how the oracle decides.
 #include "plans/traff_tree.hpp"
 

@@ -1,5 +1,6 @@
 // ragged-bench calibrate: measures what a real MPI adds to the wire and writes a SimGrid
-// platform that has it (issue 15, item 4; docs/calibration.md). Ping-pongs from rank 0:
+// platform that has it, so that the simulator ranks algorithms as the testbed does
+// (docs/calibration.md). Ping-pongs from rank 0:
 //
 //   connect    the first 0-byte round trip with each rank against the second: the connection's
 //              set-up (Open MPI over TCP connects a pair at its first message), in round trips of

@@ -1,4 +1,4 @@
-// ragged-bench consistency: seed 004's experiments (§V), issue 13 item 6.
+// ragged-bench consistency: Iakymchuk et al. 2021's experiments (§V).
 //
 //   --experiment ssp        the stale-synchronous allreduce (SspAllreduce) at every slack of
 //                           --slacks, beside the consistent allreduce algorithms of --algorithms,
@@ -22,7 +22,7 @@
 // uneven speeds, the same on both backends (on mpi the real machine's own noise comes on top).
 //
 // Rows: experiment, algorithm, procs, elements, threshold, slack, time_s, wait_s (the csv
-// contract of issue 13), plus min_clock_lag (ssp: clock - min_clock, mean per call) and, for
+// contract tests/CMakeLists.txt checks), plus min_clock_lag (ssp: clock - min_clock, mean per call) and, for
 // mf-sgd, time_to_target_s, iterations_to_target and error (the final test RMSE).
 #include <algorithm>
 #include <cmath>
@@ -515,7 +515,7 @@ Report run_consistency(ConsistencyOptions o, const BackendOptions& b) {
 
 CLI::App* add_consistency_command(CLI::App& app, Common& common, Runner& chosen) {
   Command cmd(app, "consistency",
-              "Seed 004's eventually consistent and one-sided collectives: ssp, allreduce, alltoall (issue 13)",
+              "Eventually consistent and one-sided collectives of Iakymchuk et al. 2021: ssp, allreduce, alltoall",
               common);
   auto o = std::make_shared<ConsistencyOptions>();
   cmd->add_option("--experiment", o->experiment,

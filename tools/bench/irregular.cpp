@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "options.hpp"
-#include "plans/lower_bound.hpp"
 #include "ragged/arrival.hpp"
+#include "ragged/bounds.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -305,9 +305,9 @@ Report run_irregular(const IrregularOptions& opt, const BackendOptions& b) {
     std::vector<double> bytes(counts.size());
     for (std::size_t i = 0; i < counts.size(); ++i) bytes[i] = counts[i] * double{sizeof(std::int32_t)};
     const std::vector<double> arrivals(counts.size(), 0.0);
-    const plans::bound::Link l{link.alpha, link.beta};
-    const std::vector<double> per_rank = job.collective == "gatherv" ? plans::bound::gatherv(arrivals, root, bytes, l)
-                                                                     : plans::bound::scatterv(arrivals, root, bytes, l);
+    const bound::Link l{link.alpha, link.beta};
+    const std::vector<double> per_rank = job.collective == "gatherv" ? bound::gatherv(arrivals, root, bytes, l)
+                                                                     : bound::scatterv(arrivals, root, bytes, l);
     return *std::max_element(per_rank.begin(), per_rank.end());
   };
 

@@ -1,4 +1,4 @@
-// ragged-bench irregular: the experiment of seed 003 §5. Eight block-size problems
+// ragged-bench irregular: the experiment of Träff 2018, §5. Eight block-size problems
 // (same, random, bucket, spikes, increasing, decreasing, alternating, two blocks)
 // around an average block size b (MPI_INT elements), root floor(p/2); for each,
 // every gatherv/scatterv algorithm is measured as §5 does: warm-up calls, then

@@ -7,7 +7,8 @@ namespace ragged::bench {
 
 CLI::App* add_irregular_command(CLI::App& app, Common& common, Runner& chosen) {
   Command cmd(app, "irregular",
-              "Irregular gatherv/scatterv: the eight block-size problems and guidelines GL1/GL2 (seed 003 §5)", common);
+              "Irregular gatherv/scatterv: the eight block-size problems and guidelines GL1/GL2 (Träff 2018, §5)",
+              common);
   auto o = std::make_shared<IrregularOptions>();
   cmd.list("--collectives", o->collectives, "gatherv,scatterv", "gatherv, scatterv or both");
   cmd.list("--problems", o->problems, "all",

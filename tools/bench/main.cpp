@@ -1,4 +1,4 @@
-// ragged-bench: one subcommand per experiment of the seeds. The bare command
+// ragged-bench: one subcommand per experiment of the papers (docs/papers.md). The bare command
 // runs the default experiment (pap: allgather on a simulated 1 GbE cluster).
 #include <CLI/CLI.hpp>
 #include <fstream>
@@ -29,7 +29,7 @@ RAGGED_BENCH_COMMANDS(RAGGED_BENCH_DECLARE)
 int main(int argc, char** argv) {
   using namespace ragged::bench;
   CLI::App app{
-      "ragged-bench: the experiments of ragged's seed papers, on SimGrid or real MPI.\n"
+      "ragged-bench: the experiments of ragged's papers, on SimGrid or real MPI.\n"
       "Without a subcommand it runs `pap` with its defaults."};
   app.require_subcommand(0, 1);
   app.set_version_flag("--version", std::string("ragged-bench ") + ragged::version());

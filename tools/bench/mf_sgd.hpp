@@ -1,4 +1,4 @@
-// Matrix factorisation trained with SGD (seed 004 §V-a, fig. 6): the ratings, the model and
+// Matrix factorisation trained with SGD (Iakymchuk et al. 2021, §V-a, fig. 6): the ratings, the model and
 // its training steps, without communication. The consistency bench's mf-sgd experiment
 // averages the workers' models with SspAllreduce.
 #pragma once

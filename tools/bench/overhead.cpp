@@ -1,8 +1,8 @@
-// ragged-bench overhead: what the backend itself costs (issue 15, item 3). A ping-pong between
-// ranks 0 and 1 through ragged's Comm (isend/irecv/wait, what every algorithm uses) beside the
-// same ping-pong in raw MPI (MPI_Send/MPI_Recv on the same communicator, mpi backend only) and
-// through a Window's notified puts (put_notify, notify_wait_some, notify_reset: seed 004's
-// one-sided layer, issue 13),
+// ragged-bench overhead: what the backend itself costs (whether a gap to the MPI library is
+// ragged's own). A ping-pong between ranks 0 and 1 through ragged's Comm (isend/irecv/wait,
+// what every algorithm uses) beside the same ping-pong in raw MPI (MPI_Send/MPI_Recv on the
+// same communicator, mpi backend only) and through a Window's notified puts (put_notify,
+// notify_wait_some, notify_reset: Iakymchuk et al. 2021's one-sided layer),
 // with and without the arrival runtime's agent thread running on every rank (a Monitor, as an
 // arrival-aware algorithm has). The other ranks only take part in the barriers. Per row: the
 // half round trip (latency) and the bytes per second, medians over the iterations, and the
@@ -40,7 +40,7 @@ struct OverheadOptions {
 
 /// One round trip of `bytes` between ranks 0 and 1 through `path`: "comm" (send/recv), "raw"
 /// (MPI_Send/MPI_Recv) or "window" (put_notify into the peer's window, notify_wait_some and
-/// notify_reset there, the way seed 004's collectives move data).
+/// notify_reset there, the way Iakymchuk et al. 2021's collectives move data).
 void round_trip(Comm& comm, const std::string& path, std::vector<std::byte>& buffer, std::size_t bytes,
                 Window* window) {
   const int me = comm.rank();
@@ -176,7 +176,7 @@ Report run_overhead(const OverheadOptions& o, const BackendOptions& b) {
 CLI::App* add_overhead_command(CLI::App& app, Common& common, Runner& chosen) {
   Command cmd(app, "overhead",
               "The backend's own cost: ping-pong through ragged's Comm against raw MPI, with and without the "
-              "arrival agent (issue 15)",
+              "arrival agent",
               common);
   auto o = std::make_shared<OverheadOptions>();
   cmd.counts("--sizes", o->sizes, "0,1Ki,64Ki,1Mi", "message sizes in bytes");

@@ -8,9 +8,9 @@
 #include <numeric>
 
 #include "options.hpp"
-#include "plans/lower_bound.hpp"
 #include "plot.hpp"
 #include "ragged/arrival.hpp"
+#include "ragged/bounds.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -302,7 +302,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
   // Per-rank bounds from what each rank's link must carry (plans/lower_bound.hpp): its block
   // (allgather) or the whole vector (allreduce, bcast from root 0) per transfer.
   const std::size_t block_bytes = c == Collective::allgather ? count / p * sizeof(float) : count * sizeof(float);
-  const plans::bound::Link link{result.bound_link.alpha, result.bound_link.beta};
+  const bound::Link link{result.bound_link.alpha, result.bound_link.beta};
   for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
     const auto& s = raw[a].samples;
     PapMeasurement m;
@@ -327,9 +327,9 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       imbalance +=
           *std::max_element(arrivals.begin(), arrivals.end()) - *std::min_element(arrivals.begin(), arrivals.end());
       const auto bytes = static_cast<double>(block_bytes);
-      const std::vector<double> per_rank = c == Collective::allgather ? plans::bound::allgather(arrivals, bytes, link)
-                                           : c == Collective::bcast   ? plans::bound::bcast(arrivals, 0, bytes, link)
-                                                                      : plans::bound::allreduce(arrivals, bytes, link);
+      const std::vector<double> per_rank = c == Collective::allgather ? bound::allgather(arrivals, bytes, link)
+                                           : c == Collective::bcast   ? bound::bcast(arrivals, 0, bytes, link)
+                                                                      : bound::allreduce(arrivals, bytes, link);
       for (double e : per_rank) bound += e;
     }
     const auto n = static_cast<double>(procs) * o.iterations;
@@ -348,7 +348,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     if (m.flat_run) m.absorption = *m.flat_run - m.run_time + m.imbalance;
     result.rows.push_back(std::move(m));
   }
-  // The headline figure of every seed: the best regular algorithm's e-bar over each row's.
+  // The headline figure of every paper: the best regular algorithm's e-bar over each row's.
   double best_regular = INFINITY;
   for (const PapMeasurement& m : result.rows) {
     if (!m.arrival_aware && m.avg_elapsed < best_regular) {

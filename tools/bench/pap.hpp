@@ -1,5 +1,5 @@
-// ragged-bench pap: the mini-benchmark of listing 4 in seed 000 (and §5.1 of
-// seed 002): per iteration a double barrier, an emulated computation whose
+// ragged-bench pap: the mini-benchmark of listing 4 in Proficz 2021 (and §5.1 of
+// Proficz 2018): per iteration a double barrier, an emulated computation whose
 // length carries the injected arrival delay, then the collective, timed on
 // every process; the average elapsed time over processes and iterations.
 //

@@ -7,7 +7,7 @@
 namespace ragged::bench {
 
 CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
-  Command cmd(app, "pap", "Imbalanced process arrival mini-benchmark (seed 000 listing 4)", common);
+  Command cmd(app, "pap", "Imbalanced process arrival mini-benchmark (Proficz 2021, listing 4)", common);
   struct Options {
     PapOptions pap;
     PapSweepOptions sweep;
@@ -49,8 +49,8 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
            "maxDelay), or e-bar against P when the sweep has one maxDelay",
            "--plot,--figure");
   cmd->add_option("--sweep", sweep.name,
-                  "run a grid instead of one cell: table3 (tables 3 and 4 of seed 000), figure8, or seed 002's "
-                  "allreduce-table3 and allreduce-table4 (these default to --collective allreduce and the seed's "
+                  "run a grid instead of one cell: table3 (tables 3 and 4 of Proficz 2021), figure8, or Proficz 2018's "
+                  "allreduce-table3 and allreduce-table4 (these default to --collective allreduce and Proficz 2018's "
                   "algorithms plus prd, and native on mpi)");
   cmd.list("--modes", sweep.modes, "", "sweep: delay modes, e.g. onelate,randlate (default: --mode, or the sweep's)");
   cmd.counts("--procs-list", sweep.procs, "", "sweep: process counts, e.g. 4,8,28 (default: the sweep's)");
@@ -66,7 +66,7 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd.runs(chosen, [t, pap](const BackendOptions& backend) {
     if (t->sweep.name.empty()) {
       PapOptions one = t->pap;
-      // --collective allreduce without --algorithms: seed 002's algorithms, prd, and native on mpi.
+      // --collective allreduce without --algorithms: Proficz 2018's algorithms, prd, and native on mpi.
       if (one.collective == "allreduce" && pap->count("--algorithms") == 0) {
         one.algorithms = allreduce_sweep_algorithms("allreduce-table3", backend.backend);
       }

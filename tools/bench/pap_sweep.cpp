@@ -83,7 +83,7 @@ struct Cell {
   int procs = 0;
   std::uint64_t size = 0;
   double delay = 0;
-  /// Seed 002 §3: e_lo = a_k - a_o + delta for one late process (delta: the vector's transfer
+  /// Proficz 2018, §3: e_lo = a_k - a_o + delta for one late process (delta: the vector's transfer
   /// time); for randlate the bench's per-rank bound.
   double paper_bound = 0;
   std::vector<PapMeasurement> rows;
@@ -156,7 +156,7 @@ const PapMeasurement* row_of(const Cell& c, const std::string& algorithm) {
   return nullptr;
 }
 
-/// Seed 002's tables: per mode and P, with one size the layout of its table 3 (a row of e-bar
+/// Proficz 2018's tables: per mode and P, with one size the layout of its table 3 (a row of e-bar
 /// and one of speedup over the ring per algorithm, and the bound), with several that of its
 /// table 4 (per algorithm but the ring, a row per size: e-bar minus the ring's in ms, speedup
 /// over the ring, and the bound).
@@ -164,7 +164,7 @@ std::string allreduce_tables_markdown(const std::vector<Cell>& cells, const PapS
                                       const PapOptions& base, const BackendOptions& backend) {
   std::ostringstream md;
   md << "backend " << backend.backend << ", platform " << platform_label(backend) << ", " << base.iterations
-     << " iterations, seed " << base.seed << "; times in ms; speedup s = e_ring / e_alg; e_lo: seed 002 section 3's "
+     << " iterations, seed " << base.seed << "; times in ms; speedup s = e_ring / e_alg; e_lo: Proficz 2018's §3 "
      << "bound a_k - a_o + delta (onelate), the bench's per-rank bound (randlate); per-rank bound: the mean "
         "over the ranks of max(0, the latest other arrival + delta - own arrival)\n";
   std::map<std::tuple<std::string, int, std::uint64_t, double>, const Cell*> index;
@@ -289,7 +289,7 @@ std::vector<std::string> allreduce_sweep_algorithms(const std::string& name, con
 void complete_sweep(PapSweepOptions& sweep) {
   std::vector<double> paper_delays{0, 1e-3, 5e-3, 10e-3, 50e-3, 100e-3, 500e-3};
   if (allreduce_sweep(sweep.name)) {
-    // seed 002 §5.2: P = 48, maxDelay 0..1000 ms; table 3 1M floats onelate, table 4 128K..8M
+    // Proficz 2018, §5.2: P = 48, maxDelay 0..1000 ms; table 3 1M floats onelate, table 4 128K..8M
     // floats, onelate and randlate.
     paper_delays.push_back(1.0);
     if (sweep.procs.empty()) sweep.procs = {48};

@@ -1,4 +1,4 @@
-// ragged-bench pap --sweep: the grid of tables 3 and 4 of seed 000 (P = 4..48,
+// ragged-bench pap --sweep: the grid of tables 3 and 4 of Proficz 2021 (P = 4..48,
 // 128K..2M floats, maxDelay 0..500 ms), each cell one `pap` run of every
 // algorithm; per cell the fastest algorithm and, when it is arrival-aware, its
 // speedup over the best regular one (the paper's "BDR1.90"). Writes the
@@ -15,8 +15,8 @@
 namespace ragged::bench {
 
 struct PapSweepOptions {
-  /// "table3" (the whole grid of tables 3 and 4 of seed 000), "figure8" (P = 32, 256K floats, every
-  /// maxDelay), or seed 002's allreduce tables: "allreduce-table3" (P = 48, 1M floats, onelate,
+  /// "table3" (the whole grid of tables 3 and 4 of Proficz 2021), "figure8" (P = 32, 256K floats, every
+  /// maxDelay), or Proficz 2018's allreduce tables: "allreduce-table3" (P = 48, 1M floats, onelate,
   /// maxDelay 0..1000 ms; e-bar and speedup over the ring per algorithm) and "allreduce-table4"
   /// (P = 48, 128K..8M floats, onelate and randlate; each algorithm against the ring).
   std::string name = "table3";
@@ -39,10 +39,10 @@ struct PapSweepOptions {
 /// Fills the defaults of `sweep.name` into the lists left empty; throws InvalidArgument("--sweep").
 void complete_sweep(PapSweepOptions& sweep);
 
-/// True for seed 002's allreduce sweeps ("allreduce-table3", "allreduce-table4").
+/// True for Proficz 2018's allreduce sweeps ("allreduce-table3", "allreduce-table4").
 bool allreduce_sweep(const std::string& name);
 
-/// The algorithms an allreduce sweep runs when none are given: seed 002's ring, rabenseifner,
+/// The algorithms an allreduce sweep runs when none are given: Proficz 2018's ring, rabenseifner,
 /// slt and prr, ragged's prd (only ring, prr and prd for table 4), and native on mpi.
 std::vector<std::string> allreduce_sweep_algorithms(const std::string& name, const std::string& backend);
 

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "options.hpp"
-#include "plans/lower_bound.hpp"
 #include "plot.hpp"
 #include "ragged/alltoall.hpp"
+#include "ragged/bounds.hpp"
 #include "ragged/clock.hpp"
 #include "ragged/counting_comm.hpp"
 #include "ragged/error.hpp"
@@ -134,7 +134,7 @@ void validate(const TwoClusterOptions& o, const BackendOptions& b) {
 std::vector<std::string> algorithms_of(const TwoClusterOptions& o, const BackendOptions& b) {
   if (!o.algorithms.empty()) return o.algorithms;
   std::vector<std::string> out;
-  // The seed-004 one-sided alltoall only when named: over the emulated window (TCP, where MPI
+  // The Iakymchuk et al. 2021 one-sided alltoall only when named: over the emulated window (TCP, where MPI
   // has no RMA under MPI_THREAD_MULTIPLE) it took 82 s for 64 KiB blocks at 16 ranks on the
   // testbed, and it is not a two-cluster algorithm (`consistency --experiment alltoall` runs it).
   for (const Algorithm* a : Registry::instance().list(parse_collective(o.collective), b.backend)) {
@@ -359,7 +359,7 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
         }
       }
       const std::vector<double> per_rank =
-          plans::bound::alltoallv(std::vector<double>(n, 0.0), bytes, {link.alpha, link.beta});
+          bound::alltoallv(std::vector<double>(n, 0.0), bytes, {link.alpha, link.beta});
       bounds.push_back(*std::max_element(per_rank.begin(), per_rank.end()));
     }
   }
@@ -438,7 +438,7 @@ std::string selected_algorithm(const TwoClusterOptions& o, const BackendOptions&
   }
   call.hints = &hints;
   call.backend = b.backend;
-  return select_algorithm(call, name).algorithm->name;
+  return ragged::select(call, name).algorithm->name;
 }
 
 std::string host_label() {
@@ -460,7 +460,7 @@ std::string size_label(double bytes) {
   return buf;
 }
 
-/// The figures of seed 001 (Fig. 4 to 6): time_s (log scale) against the message size (log2
+/// The figures of Jeannot & Steffenel 2007 (Fig. 4 to 6): time_s (log scale) against the message size (log2
 /// scale), one line per algorithm and cluster pair; or, for a scaling sweep, against the
 /// processes n1 + n2, one line per algorithm and size.
 Figure two_cluster_figure(const Report& report, bool against_bytes) {

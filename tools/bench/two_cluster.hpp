@@ -1,4 +1,4 @@
-// ragged-bench two-cluster: the experiments of seed 001 §5. An alltoall (or,
+// ragged-bench two-cluster: the experiments of Jeannot & Steffenel 2007, §5. An alltoall (or,
 // beyond the paper, an alltoallv) between two clusters joined by a backbone,
 // timed for every algorithm, with the backbone messages and bytes measured by
 // counting every send that crosses (CountingComm), not computed. Beyond the

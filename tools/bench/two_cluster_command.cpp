@@ -1,4 +1,4 @@
-// ragged-bench two-cluster: the experiments of seed 001 §5 (see two_cluster.hpp).
+// ragged-bench two-cluster: the experiments of Jeannot & Steffenel 2007, §5 (see two_cluster.hpp).
 #include "experiments.hpp"
 #include "two_cluster.hpp"
 
@@ -6,7 +6,9 @@ namespace ragged::bench {
 
 CLI::App* add_two_cluster_command(CLI::App& app, Common& common, Runner& chosen) {
   Command cmd(app, "two-cluster",
-              "Alltoall between two clusters over a slow backbone (seed 001 §5): LG against the baselines", common);
+              "Alltoall between two clusters over a slow backbone (Jeannot & Steffenel 2007, §5): LG against "
+              "the baselines",
+              common);
   auto o = std::make_shared<TwoClusterOptions>();
   cmd->add_option("--collective", o->collective, "alltoall, or alltoallv (beyond the paper)")->capture_default_str();
   cmd.list("--algorithms", o->algorithms, "",

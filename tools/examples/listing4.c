@@ -1,4 +1,4 @@
-/* Listing 4 of seed 000 (J. Proficz, process-arrival-pattern aware allgather, ACM TACO 18(4)
+/* Listing 4 of Proficz 2021 (J. Proficz, process-arrival-pattern aware allgather, ACM TACO 18(4)
  * 2021) as a plain MPI program: the mini-benchmark that measures an allgather's average elapsed
  * time (avgET, written e-bar) under a random process arrival pattern. Only <mpi.h>: no ragged
  * header and none of the listing's PAT_* calls (lines 15-16, 22, 24, 26), so the same binary runs

@@ -1,5 +1,5 @@
 // ragged-train: data-parallel training of a small CNN on Fashion-MNIST with dlib, one MPI rank
-// per worker, the parameters averaged after every minibatch by one ragged allreduce (seed 002,
+// per worker, the parameters averaged after every minibatch by one ragged allreduce (Proficz 2018,
 // §6). docs/training.md has the design and the measured runs.
 //
 // Per minibatch every rank:
@@ -42,7 +42,7 @@ namespace {
 // ------------------------------------------------------------------ the edge probe layer
 
 /// An identity layer whose forward pass first calls `hook`: dlib's counterpart of the per-layer
-/// callback the seed added to tiny-dnn. Placed under the last layer, it marks the moment just
+/// callback Proficz 2018 added to tiny-dnn. Placed under the last layer, it marks the moment just
 /// before the last layer is processed. No parameters.
 class edge_probe_ {
  public:
@@ -96,7 +96,7 @@ using con5 = dlib::add_layer<dlib::con_<filters, 5, 5, 1, 1, 0, 0>, SUBNET>;
 
 // LeNet-like: 28x28 -> con 16@5x5 -> relu -> max pool 2 -> con 32@5x5 -> relu -> max pool 2
 // (4x4x32) -> fc 256 -> relu -> [edge probe] -> fc 10 -> softmax log loss. 147,146 parameters (the
-// seed's CIFAR-10 network has 145,578).
+// Proficz 2018's CIFAR-10 network has 145,578).
 using net_type = dlib::loss_multiclass_log<dlib::fc<
     10, edge_probe<dlib::relu<dlib::fc<
             256, dlib::max_pool<
@@ -175,7 +175,7 @@ void make_batch(const ragged::train::ImageSet& set, const std::uint32_t* order, 
 struct Options {
   std::string algorithm = "ring";
   int epochs = 1;
-  std::size_t batch = 8;  // per rank, as the seed's 8 images per node
+  std::size_t batch = 8;  // per rank, as Proficz 2018's 8 images per node
   double lr = 0.01;
   double momentum = 0.9;
   double weight_decay = 0.0005;
@@ -291,7 +291,7 @@ int train(const Options& o) {
   std::vector<dlib::sgd> solvers(net_type::num_computational_layers,
                                  dlib::sgd(static_cast<float>(o.weight_decay), static_cast<float>(o.momentum)));
 
-  // The arrival runtime, for the arrival-aware algorithms only (as the seed's §6 and ragged-bench
+  // The arrival runtime, for the arrival-aware algorithms only (as Proficz 2018's §6 and ragged-bench
   // pap: "the PAP framework ... was initiated only for the latter two").
   // --monitor on runs it for ring and native too (its snapshot is then unused): what the agent
   // thread costs; --monitor off runs slt and prr without estimates (their regular fall-backs).
@@ -600,7 +600,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
   app.add_option("--monitor", o.monitor,
-                 "arrival monitor: auto (for slt, prr and auto only, as the seed), on (every algorithm), off")
+                 "arrival monitor: auto (for slt, prr and auto only, as Proficz 2018), on (every algorithm), off")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--no-edge-rank", o.no_edge_rank, "this rank never calls edge() (tests the fall-back)");

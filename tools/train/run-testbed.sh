@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The training experiment of docs/training.md in one command (as root): ragged-train on the
-# emulated cluster (tools/testbed, 8 hosts, 1 Gbit/s links as the seed's §6 cluster) once per
+# emulated cluster (tools/testbed, 8 hosts, 1 Gbit/s links as Proficz 2018's §6 cluster) once per
 # allreduce algorithm, the per-epoch CSVs collected, a summary table, and the figure
 # (test accuracy against training wall time; average allreduce elapsed time e-bar per algorithm).
 #

@@ -1,4 +1,4 @@
-// allgather "bdr": Background Disseminated Ring (listing 2 of seed 000).
+// allgather "bdr": Background Disseminated Ring (listing 2 of Proficz 2021).
 //
 // The ring, plus pre-steps that use the time before the last arrival: ranks
 // that arrived early send their own block to the ranks before them in the ring
@@ -7,7 +7,7 @@
 // estimates and tau (plans/bdr_schedule.hpp, with a worked example); every
 // rank computes it from the same snapshot.
 //
-// Figure 4 of seed 000, P = 4, rank 0 late by 2 tau (time runs down):
+// Figure 4 of Proficz 2021, P = 4, rank 0 late by 2 tau (time runs down):
 //
 //          rank 0         rank 1        rank 2        rank 3
 //   0 tau  (computing)    1 -> 0        2 -> 1        3 -> 2      pre-step 0
@@ -25,7 +25,14 @@
 // Without a snapshot (or with a flat one, or an unknown link model) there are
 // no pre-steps and BDR is exactly the ring. With wrong estimates the result
 // stays exact (the schedule is the same on every rank); only the time suffers,
-// by at most (P-2) tau against the ring (seed 000, §3.1).
+// by at most (P-2) tau against the ring (Proficz 2021, §3.1).
+//
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, listing 2 and §3.1.
+// Limitation: gains only from an arrival snapshot (restriction arrival): without one, or with a flat one, it is the
+//   ring; wrong estimates keep the result exact but can cost (P-1) tau against the ring (docs/algorithms/bdr.md).
+// Memory: the agent's copies of the blocks it receives before its rank arrives (up to P-1 blocks), copied into
+//   recvbuf by the foreground.
 //
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring. With pre-steps the total number of transfers stays P(P-1).

@@ -1,5 +1,5 @@
 // allgather "bgd": Background Greedy Dissemination, ragged's step beyond BDR
-// (seed 000, listing 2; docs/algorithms/bgd.md).
+// (Proficz 2021, listing 2; docs/algorithms/bgd.md).
 //
 // Same model as BDR (steps of one segment transfer tau; in a step a rank sends
 // at most one segment and receives at most one; the agent works before the
@@ -10,7 +10,7 @@
 // ring, and the receive links of the early ranks stay busy meanwhile. The
 // schedule is a pure function of the snapshot (plans/bgd_schedule.hpp).
 //
-// P = 4, rank 0 late by 2 tau (figure 4 of seed 000; "a -> b: s" = a sends
+// P = 4, rank 0 late by 2 tau (figure 4 of Proficz 2021; "a -> b: s" = a sends
 // segment s to b; time runs down; tests/unit/bgd_schedule_test.cpp):
 //
 //          rank 0            rank 1       rank 2       rank 3
@@ -29,11 +29,17 @@
 // background received, then run the remaining steps: post the receive, send
 // (blocking), wait for the receive.
 //
-// Balanced arrivals (omega < tau, seed 000 §2), no snapshot or an unknown link
+// Balanced arrivals (omega < tau, Proficz 2021, §2), no snapshot or an unknown link
 // model: BGD runs NEX (the ring for odd P), the best regular algorithm. Wrong estimates keep the result exact (every
 // rank builds the same schedule) and only cost time. Messages carry the snapshot's epoch in their tag (modulo
 // tag_bgd_epochs): a background cancelled because the call differs from the plan may have forwarded segments nobody
 // will receive, and no later call can match them until tag_bgd_epochs epochs have passed.
+//
+// Reference: ragged's own design, docs/algorithms/bgd.md, after J. Proficz, "All-gather Algorithms Resilient to
+//   Imbalanced Process Arrival Patterns", ACM TACO 18(4), 2021, listing 2.
+// Limitation: gains only from an arrival snapshot: balanced arrivals, no snapshot or an unknown link model run NEX
+//   (the ring for odd P); a cancelled background may leave forwarded segments unreceived for tag_bgd_epochs epochs.
+// Memory: the agent's copies of the segments it receives before its rank arrives (up to P-1 blocks).
 //
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring; P(P-1) transfers in every case.
@@ -44,6 +50,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/bgd_schedule.hpp"
 #include "ragged/arrival.hpp"
@@ -129,10 +136,10 @@ void allgather_bgd(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   const ArrivalSnapshot* snapshot = ctx.arrival();
   const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
   if (schedule.ring && (snapshot == nullptr || snapshot->regular_fallback())) {
-    // Balanced arrivals (or no estimates): nothing to disseminate early. Run the best regular
-    // algorithm, NEX (which runs the ring for odd P, as Open MPI does); the agent's background
-    // had no step before the first send, so it left nothing to claim.
-    allgather_nex(ctx, sendbuf, recvbuf, count, type);
+    // Balanced arrivals (or no estimates): nothing to disseminate early. Dispatch runs the
+    // regular algorithm the list names for this case (NEX; the ring for odd P, as Open MPI
+    // does); the agent's background had no step before the first send, so it left nothing to claim.
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);
     return;
   }
   // Dispatch copied this rank's block into recvbuf.

@@ -12,6 +12,14 @@
 //   d = 4    0 1 2 3 4     (rank 4 sends its position  0    = block 4)
 //   rotate by 0: nothing to do. Rank 3 ends with 3 4 0 1 2 and rotates right by 3.
 //
+// Reference: J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, "Efficient algorithms for all-to-all
+//   communications in multiport message-passing systems", IEEE TPDS 8(11), 1997; the short-message allgather of R.
+//   Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH", IJHPCA 19(1),
+//   2005.
+// Limitation: ranks but 0 rotate the whole result locally at the end (a copy of n bytes), which the ring and NEX do
+//   not need.
+// Memory: none beyond the receive buffer (the rotation is in place).
+//
 // Cost (n = P*count*size bytes gathered): ceil(log2 P) alpha + (P-1)/P n beta,
 // plus a local rotation of n bytes. The rotated view lives in recvbuf itself:
 // no extra memory.

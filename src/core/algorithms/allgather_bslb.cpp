@@ -1,5 +1,5 @@
 // allgather "bslb": Background Sorted Linear synchronized tree with Broadcast
-// (listing 3 of seed 000): BSLS gather to rank 0, then a broadcast of the
+// (listing 3 of Proficz 2021): BSLS gather to rank 0, then a broadcast of the
 // gathered vector from rank 0, both in the background where the agents allow.
 //
 //   gather (BSLS, estimated arrival order)   broadcast: each block streamed down the chain
@@ -7,7 +7,7 @@
 //   b ──┼──> 0 (0's agent receives           0 ─a─> 1 ─a─> 2 ─a─> ... ─a─> P-1
 //   c ──┘       while 0 computes)              ─b─>   ─b─>   ─b─> ...
 //
-// Seed 000 gathers in the background and then calls "a regular broadcast algorithm provided by
+// Proficz 2021 gathers in the background and then calls "a regular broadcast algorithm provided by
 // the used MPI implementation". After the last arrival that broadcast still moves the whole
 // vector, at least N beta: no faster than the ring, which BDR improves on. ragged moves the
 // broadcast into the background as well (docs/algorithms/bslb.md):
@@ -28,12 +28,19 @@
 // When the agents do not all run it (no snapshot, no agents, or the ranks agreed on another
 // plan): the paper's form, gather_bsls then the bcast dispatch selects for the vector
 // (internal::dispatch_bcast, tags 32..63; RAGGED_BCAST, a rules file, else `auto`).
-// On a balanced pattern (the snapshot's omega below tau, seed 000 §2) there is nothing to
+// On a balanced pattern (the snapshot's omega below tau, Proficz 2021, §2) there is nothing to
 // absorb and BSLB runs NEX instead (the ring for odd P; the agents run no background).
 // A rank whose agent had not begun when its foreground claimed runs the same program itself
 // (after its own block went to rank 0): the same messages, so any mix of agent and foreground
 // is exact. Wrong estimates keep the result exact; rank 0 then waits for a late rank while
 // the blocks of earlier ones queue behind it.
+//
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, listing 3 (BSLB on the BSLS gather of §3.2); the streamed broadcast is ragged's own design,
+//   docs/algorithms/bslb.md.
+// Limitation: gains only from an arrival snapshot with running agents: without agents it is the paper's gather then
+//   broadcast, on a balanced pattern NEX; with wrong estimates rank 0 waits for a late rank while the blocks of
+//   earlier ones queue behind it.
 //
 // Cost (alpha-beta, n bytes per block, N = P n, S segments of s bytes per block):
 //   balanced arrivals with agents: the gather's (P-1)(3 alpha + n beta) beside the stream's
@@ -235,9 +242,10 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   const ArrivalSnapshot* snapshot = ctx.arrival();
   if (procs == 1) return;  // dispatch copied the one block into recvbuf
   // A balanced pattern leaves nothing to absorb: the gather and broadcast would only cost more
-  // than an allgather algorithm; run NEX (the agents ran no background either; monitor.cpp).
+  // than an allgather algorithm; dispatch runs the regular one the list names for this case
+  // (NEX; the agents ran no background either; monitor.cpp).
   if (snapshot != nullptr && snapshot->size() == procs && snapshot->balanced(block)) {
-    allgather_nex(ctx, sendbuf, recvbuf, count, type);
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);
     return;
   }
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bslb", block, root);

@@ -1,5 +1,5 @@
 // allgather "lnbc": linear gather to rank 0, then a broadcast of the whole gathered vector
-// from rank 0 (the LNBC reference of seed 000: "a regular gather operation, based on a linear
+// from rank 0 (the LNBC reference of Proficz 2021: "a regular gather operation, based on a linear
 // tree algorithm, combined with a consecutive broadcast"), the broadcast streaming what the
 // gather has brought in.
 //
@@ -39,6 +39,11 @@
 //     bcast chooses: the owner-first chain when rank 0 needs that block, its own sends held back
 //     meanwhile, instead of sharing the link with it; any other bcast at once.
 // Tags: the gather on tag 0, the broadcast on tags 32..63 of the call's block.
+//
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021 (LNBC, its baseline); the streamed broadcast is ragged's own design, docs/algorithms/allgather-lnbc.md.
+// Limitation: every block goes through rank 0's link twice, once in and once out: about 2 N beta unless the broadcast
+//   streams, and at best P tau, one block time more than the ring.
 //
 // Cost (n bytes per block, N = P n gathered, tau = alpha + n beta):
 //   gather:    (P-1) tau, one block after the other

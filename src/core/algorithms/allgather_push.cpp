@@ -1,6 +1,6 @@
 // allgather "push": arrival-reactive. Each rank pushes its block the moment it arrives, to the
 // ranks that still compute directly and to the ranks that already wait through themselves; it
-// needs no prediction of the arrivals (ragged, beyond seed 000; docs/algorithms/allgather-push.md).
+// needs no prediction of the arrivals (ragged, beyond Proficz 2021; docs/algorithms/allgather-push.md).
 //
 //   time ->         rank 2 and 0 early, 3 later, 1 last (P = 4, block in units a b c)
 //
@@ -16,6 +16,11 @@
 // takes them in before the rank arrives. A rank learns who waits from the units it finds at
 // its arrival, so nothing is exchanged but the data.
 //
+// Reference: ragged's own design, docs/algorithms/allgather-push.md.
+// Limitation: a rank can be at most one call ahead of another on a communicator; it relies on the MPI library (or the
+//   arrival agent) taking eager units of at most 32 KiB in while a rank computes; arriving together it is the linear
+//   allgather, (P-1) u latencies.
+//
 // Cost, all arriving together (nobody waits): (P-1) u alpha + (P-1)/P n beta for n = P*block
 // bytes gathered and u = units per block, the linear allgather. The last rank, arriving when
 // every other rank waits: its own units go out once (block/B), each waiting rank forwards its
@@ -26,8 +31,9 @@
 // Messages: tag 16 + (call mod 2) of the call's tag block; a rank can be at most one call of
 // this algorithm ahead of another on a communicator (it needs everybody's block to finish), so
 // two tags keep consecutive calls apart. Every rank receives exactly (P-1) * units messages
-// (any source, a header names the origin and unit). Memory: one buffer of (P-1) * units
-// messages (the receives, posted all at arrival) and 2 * units messages (own units).
+// (any source, a header names the origin and unit).
+// Memory: from the workspace, one buffer of (P-1) * units messages (the receives, posted all at
+// arrival) and 2 * units messages (own units).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -37,7 +43,7 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
-#include "dispatch/state.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/push_plan.hpp"
 
@@ -75,7 +81,7 @@ void allgather_push(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
   const int me = comm.rank();
   const std::size_t block = count * size_of(type);
   if (procs == 1 || block == 0) return;
-  const std::uint64_t call = ++comm.dispatch_state().calls["allgather.push"];
+  const std::uint64_t call = internal::call_number(ctx);
   const int tag = ctx.tag(16 + static_cast<int>(call % 2));
   const std::size_t unit = push::unit_bytes(block, procs);
   const int units = push::units(block, unit);

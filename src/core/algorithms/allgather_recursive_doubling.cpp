@@ -16,19 +16,24 @@
 // needed (Bruck's last step). On the 8-host TCP testbed that made Open MPI's own recursive
 // doubling (its choice for this size) 12% faster than Bruck and NEX (docs/reproduction.md).
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's recursive-doubling allgather).
+// Limitation: P a power of two only: any other P runs Bruck.
+// Memory: none beyond the receive buffer.
+//
 // Cost (n = P*count*size bytes gathered): log2 P alpha + (P-1)/P n beta.
+#include <cassert>
+
 #include "algorithms/list.hpp"
 #include "internal/common.hpp"
 
 namespace ragged {
 
-void allgather_recursive_doubling(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+void allgather_recursive_doubling(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count,
+                                  DataType type) {
   Comm& comm = ctx.comm();
   const int procs = comm.size();
-  if ((procs & (procs - 1)) != 0) {
-    allgather_bruck(ctx, sendbuf, recvbuf, count, type);
-    return;
-  }
+  assert((procs & (procs - 1)) == 0);  // the list's restriction `power_of_two`: dispatch runs Bruck otherwise
   const int rank = comm.rank();
   const std::size_t block = count * size_of(type);
   const int tag = ctx.tag(0);

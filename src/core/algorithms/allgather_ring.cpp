@@ -9,6 +9,11 @@
 //   s = 2        [0 . 2 3]  [0 1 . 3]  [0 1 2 .]  [. 1 2 3]  2 3 0 1
 //   end          [0 1 2 3]  [0 1 2 3]  [0 1 2 3]  [0 1 2 3]
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's long-message allgather).
+// Limitation: P-1 steps whatever the block size: the latency term grows linearly in P.
+// Memory: none beyond the receive buffer.
+//
 // Cost (n = P*count*size bytes gathered): (P-1) alpha + (P-1)/P n beta.
 // Every step moves one block on every link at once, so the ring is
 // bandwidth-optimal; its latency term grows linearly in P.

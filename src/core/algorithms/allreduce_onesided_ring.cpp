@@ -1,7 +1,7 @@
-// allreduce "onesided_ring": the segmented pipelined ring of seed 004 §IV-A over notified puts
+// allreduce "onesided_ring": the segmented pipelined ring of Iakymchuk et al. 2021 (§IV-A) over notified puts
 // (GASPI's write_notify): reduce-scatter then allgather, P-1 steps each, every transfer a
 // put_notify into the right neighbour's window, and no global synchronisation at all: each
-// rank talks to its two neighbours only, through notifications (seed 004 §II, Table I).
+// rank talks to its two neighbours only, through notifications (Iakymchuk et al. 2021, §II, Table I).
 //
 //   left (r-1)                        rank r                           right (r+1)
 //                                     slots 0..K-1 of S bytes
@@ -23,6 +23,13 @@
 // the piece), so a stale one would be recognised: the protocol makes them impossible and the
 // checks throw std::logic_error if one ever appears. Acknowledgements nobody will wait for (the
 // last K pieces) are not sent, so a call leaves no notification behind.
+//
+// Reference: R. Iakymchuk, A. Faustino, A. Emerson, J. Barreto, V. Bartsch, R. Rodrigues, J. C. Monteiro, "Efficient
+//   and Eventually Consistent Collective Operations", IPDPS Workshops (IPDPSW) 2021, §IV-A.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); needs a window (RMA, or its
+//   emulation) per communicator; 2(P-1) steps, latency linear in P.
+// Memory: a window of K slots of S bytes per rank (OneSidedTuning: K = 4 and S up to 64 KiB by default) and 2K + 1
+//   notifications, cached from call to call.
 //
 // Cost (n = count*size bytes, m segments per chunk, S = n/(P m)): 2(P-1) m (alpha + S beta) on
 // the critical path without overlap, but the puts of one link run K segments ahead of the

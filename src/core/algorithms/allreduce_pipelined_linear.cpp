@@ -1,5 +1,5 @@
 // allreduce "pipelined_linear": a pipelined chain (the "linear tree" that
-// seed 002's SLT builds on). Segments are reduced down the chain
+// Proficz 2018's SLT builds on). Segments are reduced down the chain
 // P-1 -> ... -> 1 -> 0 and the results travel back 0 -> 1 -> ... -> P-1.
 //
 //   P = 4, segments a, b, c; lower case: partial sums, upper case: results.
@@ -24,6 +24,12 @@
 //   end, which stalls the pipeline. No rank ever polls, and the chain cannot
 //   deadlock: every wait depends only on earlier segments or on ranks further
 //   down the chain (tests/unit/pipelined_linear_plan_test.cpp runs the programs).
+//
+// Reference: J. Proficz, "Improving all-reduce collective operations for imbalanced process arrival patterns", The
+//   Journal of Supercomputing 74(7), 2018 (the linear tree its SLT builds on, §4.1).
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); latency linear in P (the pipeline
+//   fills and drains); on a switch a middle rank's port carries 2n bytes.
+// Memory: one vector of n bytes per rank: the far end's copy of its own vector, the others' partial segments.
 //
 // Segment size: 32 KiB (plans::chain::segment_bytes), whole elements.
 // Cost (n = count*size bytes, k = ceil(n / s) segments of s = 32 KiB):

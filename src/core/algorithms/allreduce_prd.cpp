@@ -1,6 +1,6 @@
-// allreduce "prd": prereduced direct exchange (ragged's own, beyond seed 002; docs/algorithms/prd.md).
+// allreduce "prd": prereduced direct exchange (ragged's own, beyond Proficz 2018; docs/algorithms/prd.md).
 //
-// Seed 002 §3 bounds what an allreduce can save when one process k is late by
+// Proficz 2018 (§3) bounds what an allreduce can save when one process k is late by
 // D: the others cannot finish before a_k + delta (delta = one transfer of the
 // vector), the ring finishes about a_k + Delta. PRR saves part of Delta -
 // delta; prd aims at the bound. While k still computes, the early processes
@@ -11,6 +11,13 @@
 // finished piece to every other process, k included. The exchange runs in m
 // waves (rounds) so that the early processes forward wave r while k sends wave
 // r + 1.
+//
+// Reference: ragged's own design, docs/algorithms/prd.md, after J. Proficz, "Improving all-reduce collective
+//   operations for imbalanced process arrival patterns", The Journal of Supercomputing 74(7), 2018, §3.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); made for one late process: without
+//   a snapshot the highest rank is taken as the late one (correct, no faster), with balanced arrivals about 1.1 times
+//   the ring; up to P-1 messages in flight per rank.
+// Memory: max(largest block, 2 largest pieces) elements from the workspace.
 //
 //   P = 4, rank 0 late, m = 2; blocks b0 b1 b2 at ranks 1 2 3 (plans/prd_plan.hpp)
 //

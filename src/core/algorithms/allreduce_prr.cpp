@@ -1,4 +1,4 @@
-// allreduce "prr": prereduced ring (seed 002 §4.2; docs/algorithms/prr.md).
+// allreduce "prr": prereduced ring (Proficz 2018, §4.2; docs/algorithms/prr.md).
 //
 // The ring (allreduce_ring.cpp) whose segments are reduced ahead of the late
 // processes. The ranks form a ring in estimated arrival order; each of the P
@@ -36,6 +36,13 @@
 // per step: post the receive, send (blocking), wait; reduce a partial into the
 // own segment, store a result. Messages are the ring's: P(2P-2) in all.
 //
+// Reference: J. Proficz, "Improving all-reduce collective operations for imbalanced process arrival patterns", The
+//   Journal of Supercomputing 74(7), 2018, §4.2.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); gains only from an arrival
+//   snapshot: without one, or with every arrival within one tau, it is the ring.
+// Memory: one segment (n/P bytes) from the workspace, and the agent's copies of the partial segments it receives
+//   before its rank arrives.
+//
 // Cost (alpha-beta, n bytes, balanced arrivals): the ring's,
 // 2(P-1) alpha + 2(P-1)/P n beta + (P-1)/P n gamma. After the last arrival, with
 // the late process more than (P-1) tau behind: P steps for it, P + p for the
@@ -46,6 +53,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/prr_schedule.hpp"
 #include "plans/ring_plan.hpp"
@@ -116,8 +124,9 @@ void allreduce_prr(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   internal::BackgroundSlot* slot = internal::slot_of(ctx);
   internal::BackgroundSlot* done = slot != nullptr ? slot->claim(call) : nullptr;
   if (schedule.ring) {
-    // No pre-steps: the regular ring (the background, computing the same schedule, did nothing).
-    allreduce_ring(ctx, sendbuf, recvbuf, count, type, op);
+    // No pre-steps: the regular algorithm the list names for this case, the ring (the
+    // background, computing the same schedule, did nothing).
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type, op);
     return;
   }
   // The agreed plan's messages use the epoch's tag (the agents receive on it); anything else

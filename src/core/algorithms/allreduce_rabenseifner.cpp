@@ -1,6 +1,6 @@
 // allreduce "rabenseifner": reduce-scatter by recursive halving, then
 // allgather by recursive doubling (Rabenseifner; MPICH's long-message
-// allreduce; seed 002's baseline), for any P.
+// allreduce; Proficz 2018's baseline), for any P.
 //
 //   Non-power-of-two P first folds to pof2 = 2^floor(log2 P) ranks: even
 //   ranks below 2*rem (rem = P - pof2) give their vector to the odd rank
@@ -16,6 +16,12 @@
 //   RS mask 1   v0-v1 v2-v3    b0 (/4)     b1 (/4)     b2 (/4)     b3 (/4)
 //   AG mask 1   v0-v1 v2-v3    b0 b1       b0 b1       b2 b3       b2 b3
 //   AG mask 2   v0-v2 v1-v3    b0..b3      b0..b3      b0..b3      b0..b3
+//
+// Reference: R. Rabenseifner, "Optimization of collective reduction operations", ICCS 2004 (LNCS 3036); R. Thakur, R.
+//   Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH", IJHPCA 19(1), 2005.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); P not a power of two folds the
+//   extra ranks into partners with two whole-vector transfers (2 alpha + 2 n beta more).
+// Memory: a scratch vector of n bytes on the ranks of the fold, n/2 bytes on the others.
 //
 // Cost (n = count*size bytes), pof2 = 2^floor(log2 P):
 //   2 log2(pof2) alpha + 2 (pof2-1)/pof2 n beta + (pof2-1)/pof2 n gamma,

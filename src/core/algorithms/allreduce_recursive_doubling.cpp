@@ -14,6 +14,12 @@
 //                                   3 <--------> 5
 //   unfold     0 <--- 1      2 <--- 3
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's short-message allreduce).
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); the whole vector in every step
+//   (for short vectors); P not a power of two folds with two more whole-vector transfers.
+// Memory: one scratch vector of n bytes.
+//
 // Cost (n = count*size bytes), pof2 = 2^floor(log2 P):
 //   log2(pof2) (alpha + n beta + n gamma),
 //   plus 2 (alpha + n beta) + n gamma when P is not a power of two (fold, unfold).

@@ -17,6 +17,11 @@
 // relative ranks lie to the right of its parent's own range, so the brackets
 // never reorder the operands (reduce_binomial.cpp).
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's binomial reduce and broadcast).
+// Limitation: twice recursive doubling's communication, and rank 0 works in every step of both trees: the fallback
+//   for non-commutative operators, not a fast allreduce.
+//
 // Cost (n bytes of the vector, L = ceil(log2 P), gamma per byte reduced):
 //   reduce: rank 0 receives L messages, one after the other, and reduces each
 //     on arrival. Its child 2^k finishes its own subtree (depth k) just as rank 0
@@ -28,7 +33,7 @@
 //     to L alpha + L(L+1)/2 n beta);
 //   total: L (2 alpha + 2 n beta + n gamma), twice recursive doubling's
 //   communication for a power of two P, in exchange for the rank order.
-// Extra memory: reduce_binomial's (n at rank 0, 2n at inner ranks, none at leaves).
+// Memory: reduce_binomial's (n at rank 0, 2n at inner ranks, none at leaves).
 //
 // Tags: the reduce runs on tags 0..31 of the call's block, the broadcast on 32..63.
 // Dispatch copied sendbuf into recvbuf (sendbuf == recvbuf here); reduce_binomial

@@ -1,5 +1,5 @@
 // allreduce "ring": a ring reduce-scatter, then a ring allgather of the
-// reduced segments (as Open MPI's ring allreduce; seed 002's baseline).
+// reduced segments (as Open MPI's ring allreduce; Proficz 2018's baseline).
 //
 //   The vector is cut into P nearly equal segments s0..s(P-1) (the first
 //   count % P one element longer). Reduce-scatter step t: rank r sends its
@@ -14,6 +14,12 @@
 //   after RS holds   s0: all         s1: all         s2: all
 //   AG t=0 sends     s0              s1              s2
 //   AG t=1 sends     s2              s0              s1
+//
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005; Open MPI's ring allreduce, the baseline of J. Proficz, "Improving all-reduce collective
+//   operations for imbalanced process arrival patterns", The Journal of Supercomputing 74(7), 2018.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); 2(P-1) steps, latency linear in P.
+// Memory: one segment of n/P bytes (the incoming one).
 //
 // Cost (n = count*size bytes): 2(P-1) alpha + 2(P-1)/P n beta + (P-1)/P n gamma.
 // Bandwidth-optimal; the latency term grows linearly in P. Commutative

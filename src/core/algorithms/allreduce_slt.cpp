@@ -1,4 +1,4 @@
-// allreduce "slt": sorted linear tree (seed 002 §4.1; docs/algorithms/slt.md).
+// allreduce "slt": sorted linear tree (Proficz 2018, §4.1; docs/algorithms/slt.md).
 //
 // allreduce "pipelined_linear" (the linear tree) on a chain sorted by estimated
 // arrival: the latest process sits at position 0, where the reduction
@@ -9,7 +9,7 @@
 // estimated arrival (plans::slt::step_model), so a late position 0 finds most
 // of its partials waiting and only sends results after it arrives.
 //
-// Figure 6 of the seed, P = 4, 5 segments, process 0 late by 4 tau (steps of
+// Figure 6 of Proficz 2018, P = 4, 5 segments, process 0 late by 4 tau (steps of
 // one segment transfer; "a->b" = a sends, lower case partials, upper case
 // results; the figure's regular tree starts at process 0, SLT ends at it;
 // ragged's pipelined_linear starts at rank P-1, so its 14 tau case is rank 3
@@ -37,6 +37,13 @@
 // rank k) and SLT runs allreduce "pipelined_linear". Wrong estimates keep the
 // result exact (all ranks sort the same snapshot) and cost only time.
 //
+// Reference: J. Proficz, "Improving all-reduce collective operations for imbalanced process arrival patterns", The
+//   Journal of Supercomputing 74(7), 2018, §4.1 and figure 6.
+// Limitation: commutative operators only (a non-commutative one runs reduce_bcast); gains only from an arrival
+//   snapshot, otherwise it is pipelined_linear; latency linear in P.
+// Memory: one vector of n bytes from the workspace (partial segments; at the far end its own copy), and the agent's
+//   copies of the partial segments it receives before its rank arrives.
+//
 // Cost (alpha-beta, n bytes, k = ceil(n / s) segments of s = 32 KiB):
 // pipelined_linear's, (2(P-1) + k - 1)(alpha + s beta) + n gamma on separate
 // links (about 2(P-1)(alpha + s beta) + 2n beta + n gamma on a switch). With
@@ -52,6 +59,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/pipelined_linear_plan.hpp"
 #include "plans/slt_order.hpp"
@@ -151,7 +159,7 @@ void allreduce_slt(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   internal::BackgroundSlot* slot = internal::slot_of(ctx);
   internal::BackgroundSlot* done = slot != nullptr ? slot->claim(call) : nullptr;
   if (plan.regular) {
-    allreduce_pipelined_linear(ctx, sendbuf, recvbuf, count, type, op);
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type, op);
     return;
   }
   const bool planned = slot != nullptr && slot->planned(call);

@@ -9,6 +9,13 @@
 //
 //   P = 4, rank 0:  [00 01 02 03] -> d=1: slots 1,3 -> rank 1 ... -> [00 30 20 10]
 //
+// Reference: J. Bruck, C.-T. Ho, S. Kipnis, E. Upfal, D. Weathersby, "Efficient algorithms for all-to-all
+//   communications in multiport message-passing systems", IEEE TPDS 8(11), 1997.
+// Limitation: each block moves up to log2 P times (small messages only); between two clusters most steps cross the
+//   backbone.
+// Memory: from the workspace, P blocks (the rotated slots) and one round's outgoing and incoming blocks (about P/2
+//   each).
+//
 // Cost (α-β): ceil(log2 P)·α + about (P/2)·log2(P)·m·β. Between two clusters most
 // steps cross the backbone, but only log2 P latencies are paid.
 #include <algorithm>

@@ -1,4 +1,4 @@
-// alltoall "coordinator": the approach of PACX-MPI and MagPIe that seed 001 §3
+// alltoall "coordinator": the approach of PACX-MPI and MagPIe that Jeannot & Steffenel 2007, §3
 // argues against: one coordinator (the lowest rank) per cluster relays
 // everything that crosses the backbone.
 //
@@ -12,6 +12,12 @@
 //                        scatter <- c1 ==== c2 -> scatter
 //
 // Backbone: 2 messages, but each carries n1·n2 blocks through one network card.
+// Reference: E. Jeannot, L. A. Steffenel, "Fast and Efficient Total Exchange on Two Clusters", Euro-Par 2007 (LNCS
+//   4641), §3 (the PACX-MPI and MagPIe approach it argues against).
+// Limitation: a ClusterLayout hint of exactly two clusters (pairwise otherwise); the coordinators' cards carry
+//   everything that crosses while the other ranks idle.
+// Memory: from the workspace, at a coordinator n_l (1 + n_r) + 3 n1 n2 blocks, at the others 2 n_r + 1 blocks.
+//
 // Cost (α-β): the coordinator of C1 receives (n1-1)·(n2+1)·m bytes, sends and
 // receives n1·n2·m across, then sends (n1-1)·n2·m: its card carries about
 // 4·n1·n2·m bytes while the others idle, which §3 calls the bottleneck.

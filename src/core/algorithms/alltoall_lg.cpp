@@ -1,4 +1,4 @@
-// alltoall "lg": the Local Group algorithm of seed 001 (§4.1) for two clusters
+// alltoall "lg": the Local Group algorithm of Jeannot & Steffenel 2007 (§4.1) for two clusters
 // C1 (n1 ranks) and C2 (n2 ranks) joined by a slow backbone, and beyond the paper
 // for k >= 2 clusters (the two-cluster algorithm on every pair of clusters, its
 // local phases merged). The mapping of which process holds which block is the
@@ -22,6 +22,12 @@
 //       A: 0 1 2   B: 3 4 5 6 7   C: 8 9      A-B: 0<=>3 1<=>4 2<=>5 0<=>6 1<=>7
 //                                             A-C: 8<=>0 9<=>1 8<=>2
 //                                             B-C: 8<=>3 9<=>4 8<=>5 9<=>6 8<=>7
+//
+// Reference: E. Jeannot, L. A. Steffenel, "Fast and Efficient Total Exchange on Two Clusters", Euro-Par 2007 (LNCS
+//   4641), §4.1 (algorithm 1); k >= 2 clusters is ragged's extension, docs/algorithms/lg.md.
+// Limitation: a ClusterLayout hint of two or more clusters (pairwise otherwise); every crossing block is copied
+//   twice, packed and unpacked.
+// Memory: the packed local and backbone messages, in the workspace, kept from call to call.
 //
 // Backbone: 2·max(n1,n2) messages instead of 2·n1·n2; with k clusters 2·max(n_a,n_b)
 // for each pair a < b (26 for 3+5+2 instead of 62). When n1 > n2 the smaller cluster

@@ -5,6 +5,12 @@
 //
 //   rank r:  irecv r+1, r+2, ..., r-1     isend r-1, r-2, ..., r+1     wait all
 //
+// Reference: Open MPI's basic linear alltoall (coll basic), the baseline of E. Jeannot, L. A. Steffenel, "Fast and
+//   Efficient Total Exchange on Two Clusters", Euro-Par 2007 (LNCS 4641).
+// Limitation: all P-1 sends and receives in flight at once: they contend at the ports, and between two clusters 2 n1
+//   n2 messages cross the backbone together.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β, one port): the P-1 messages of m bytes leave one after another:
 // about α + (P-1)·m·β per rank; across two clusters 2·n1·n2 messages cross the
 // backbone, all at once.

@@ -1,4 +1,4 @@
-// alltoall "onesided": seed 004 §IV-B over notified puts (GASPI's write_notify). Every rank
+// alltoall "onesided": Iakymchuk et al. 2021 (§IV-B) over notified puts (GASPI's write_notify). Every rank
 // writes its block for rank j straight into rank j's window with a notification of its own,
 // then waits for the P-1 notifications of the others (notify_wait_some), resets each and
 // copies the block out. No handshake, no matching: one put per pair.
@@ -19,6 +19,12 @@
 // c+1 with smaller blocks, and must not land in call c+1's blocks. The same reasoning shows
 // that no put of call c-1 is still in flight when i writes that half again in call c+1. The notification value is the
 // call number: a stale one is recognised (and cannot occur; the check throws std::logic_error if it ever does).
+//
+// Reference: R. Iakymchuk, A. Faustino, A. Emerson, J. Barreto, V. Bartsch, R. Rodrigues, J. C. Monteiro, "Efficient
+//   and Eventually Consistent Collective Operations", IPDPS Workshops (IPDPSW) 2021, §IV-B.
+// Limitation: needs a window (RMA, or its emulation) of 2 P b bytes per rank; P-1 puts in flight at once, as in
+//   alltoall "linear".
+// Memory: a window of 2 P b bytes and 2P notifications per rank, cached from call to call.
 //
 // Cost (b = count·size bytes per block): (P-1)(alpha + b beta) at each rank's port, all puts in
 // flight at once as in alltoall "linear" but without a rendezvous per message (a put needs no

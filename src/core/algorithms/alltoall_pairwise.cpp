@@ -4,6 +4,11 @@
 //
 //   step 1: r -> r+1, r <- r-1     step 2: r -> r+2, r <- r-2   ...   step P-1
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's pairwise exchange for long messages).
+// Limitation: P-1 steps, latency linear in P; between two clusters the backbone latency is paid in almost every step.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β): (P-1)·(α + m·β). Across two clusters 2·n1·n2 messages cross the
 // backbone, spread over the steps: the backbone latency is paid in almost every step.
 #include "algorithms/list.hpp"

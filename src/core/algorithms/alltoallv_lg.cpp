@@ -1,4 +1,4 @@
-// alltoallv "lg": the LG algorithm of seed 001 extended to blocks of different
+// alltoallv "lg": the LG algorithm of Jeannot & Steffenel 2007 extended to blocks of different
 // sizes, the first item of the paper's future work. The mapping is the same
 // pure plan as alltoall "lg" (plans/lg_plan.hpp); what changes is that a
 // carrier does not know the sizes of the blocks it carries across.
@@ -15,6 +15,12 @@
 // A message whose blocks are all empty is not sent (both ends know its size), so
 // the backbone carries at most 2·max(n1,n2) messages, instead of up to 2·n1·n2 (k
 // clusters: at most 2·max(n_a,n_b) for each pair a < b).
+// Reference: E. Jeannot, L. A. Steffenel, "Fast and Efficient Total Exchange on Two Clusters", Euro-Par 2007 (LNCS
+//   4641), §4.1, extended to blocks of any size (the paper's future work) by ragged, docs/algorithms/lg.md.
+// Limitation: a ClusterLayout hint of two or more clusters (pairwise otherwise); one more local message per carrying
+//   pair, 8 bytes per carried block.
+// Memory: the packed messages and their sizes, in two slots of the workspace, kept from call to call.
+//
 // Cost against alltoall "lg": one more local message per pair of processes that
 // carries crossing blocks (a latency αl, hidden behind the payloads that follow it)
 // and 8 bytes per carried block; the backbone phase is unchanged, with each

@@ -2,6 +2,11 @@
 // receive and send posted at once (receives from r+1, r+2, ...; sends to r-1,
 // r-2, ...), empty blocks skipped, then one wait.
 //
+// Reference: Open MPI's basic linear alltoallv (coll basic).
+// Limitation: all sends and receives in flight at once: they contend at the ports; between two clusters every
+//   non-empty crossing block is its own backbone message.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β): about α + (Σ_j s(r,j))·β per rank; across two clusters every
 // non-empty block between them is its own backbone message (up to 2·n1·n2).
 #include <vector>

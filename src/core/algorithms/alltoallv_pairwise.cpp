@@ -2,6 +2,11 @@
 // steps, in step k rank r sends to r+k and receives from r-k; a step with
 // nothing to send or receive posts nothing in that direction.
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (the pairwise exchange).
+// Limitation: P-1 steps whatever the sizes, each as long as its larger block.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β): Σ_k (α + max(s(r,r+k), s(r-k,r))·β); between two clusters up to
 // 2·n1·n2 backbone messages, one or two per step.
 #include "algorithms/list.hpp"

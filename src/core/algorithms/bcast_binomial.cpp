@@ -9,6 +9,12 @@
 //   round 1:  0 ──> 2        4 ──> 6
 //   round 2:  0 ──> 1   2 ──> 3   4 ──> 5   6 ──> 7
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's binomial broadcast).
+// Limitation: the whole message at every level, ceil(log2 P) n beta (small messages); a rank's sends posted at once
+//   share its link.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β model, n bytes): ⌈log2 P⌉ (α + nβ) along the deepest path; the root
 // sends ⌈log2 P⌉ messages, every other rank receives exactly one. No copies, no
 // extra memory.

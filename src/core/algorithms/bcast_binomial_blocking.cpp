@@ -14,6 +14,11 @@
 // model (for P = 28 and 1 MB the posted-at-once tree took twice as long). It was
 // LNBC's and BSLB's broadcast until they took the one dispatch selects.
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's binomial broadcast), its sends one at a time.
+// Limitation: the whole message at every level, ceil(log2 P) n beta: small messages.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β model, n bytes): ⌈log2 P⌉ (α + nβ) along the deepest path, which the
 // blocking sends meet exactly: the root's k-th send starts when its (k-1)-th ends.
 // The root sends ⌈log2 P⌉ messages, every other rank receives exactly one.

@@ -32,6 +32,12 @@
 // holds its own block) a rank is sent only the bytes of a segment it lacks, in up to two
 // messages, and forwards its own from its buffer.
 //
+// Reference: P. Sanders, J. Speck, J. L. Träff, "Two-tree algorithms for full bandwidth broadcast, reduction and
+//   scan", Parallel Computing 35, 2009; NCCL's double binary tree.
+// Limitation: S + 2D + 1 segment latencies: for large messages on many ranks; small ones are faster down the binomial
+//   tree.
+// Memory: none beyond the receive buffer.
+//
 // Cost (alpha-beta, m bytes, S segments of s bytes, D = floor(log2(P - 1))):
 //   (S + 2 D + 1)(alpha + s beta), about m beta + 2 D s beta + S alpha for large m.
 // Any P (P = 2: the one other rank is both trees' root), any root. No copies, no extra memory.

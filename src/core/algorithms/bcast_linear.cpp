@@ -6,6 +6,10 @@
 //    ...
 //   root ──> P-1        (all sends posted at once, in rank order after the root)
 //
+// Reference: the flat tree of Open MPI's basic linear broadcast (coll basic).
+// Limitation: the root's link carries P-1 whole messages, (P-1) n beta.
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β model, n bytes): the root injects P-1 messages, so it takes
 // (P-1)(α + nβ) when the root's link serializes them; every other rank receives
 // one message (α + nβ). No copies, no extra memory.

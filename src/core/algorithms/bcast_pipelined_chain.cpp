@@ -38,6 +38,10 @@
 //   2 -> 3       2   *   1   0
 //   3 -> 0       *
 //
+// Reference: the segmented chain of Open MPI's tuned broadcast (pipeline).
+// Limitation: P - 2 segment latencies to fill the chain: for large messages.
+// Memory: none beyond the receive buffer.
+//
 // Cost (alpha-beta, m bytes, segments of s bytes, S = ceil(m / s)):
 //   (P - 2 + S)(alpha + s beta), about m beta + (P - 2) s beta + S alpha for large m.
 //   Owner first: (P - 1)(alpha + m/P beta), the ring's; with lnbc's gather P block times.

@@ -18,6 +18,13 @@
 // A rank sends to its children one after the other, waiting for each send, as bcast
 // "binomial_blocking" does: the largest subtree's range goes first at the link's full rate.
 //
+// Reference: E. Chan, M. Heimlich, A. Purkayastha, R. A. van de Geijn, "Collective communication: theory, practice,
+//   and experience", Concurrency and Computation: Practice and Experience 19(13), 2007; MPICH's long-message
+//   broadcast, R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005.
+// Limitation: twice the chain's bandwidth term and P - 1 ring steps: for medium messages.
+// Memory: none beyond the receive buffer.
+//
 // Cost (alpha-beta, m bytes, L = ceil(log2 P)):
 //   scatter:   L alpha + (P-1)/P m beta   (the root sends every piece but its own, one range
 //              after the other; the subtrees forward theirs meanwhile)

@@ -20,6 +20,12 @@
 // Dispatch has put the root's own block at recvbuf + root * count (in place it
 // is already there). recvbuf matters only at the root.
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's binomial gather).
+// Limitation: a block far from the root is copied and sent again at every level: for small blocks.
+// Memory: inner ranks a buffer of their subtree's blocks; the root a temporary buffer for the one run that wraps (at
+//   most P/2 blocks).
+//
 // Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
 // receives runs of 1, 2, 4, ... blocks. Inner ranks copy their own block into a
 // buffer of size(subtree) * n and send it; leaves send sendbuf directly.

@@ -1,4 +1,4 @@
-// gather "bsls": Background Sorted Linear Synchronized tree (seed 000 §3.2,
+// gather "bsls": Background Sorted Linear Synchronized tree (Proficz 2021, §3.2,
 // after [21]): SLS (gather_sls.cpp) with the root's loop moved into the
 // background. As soon as the arrival snapshot is complete, the root's agent
 // signals the other ranks in estimated arrival order and receives their blocks
@@ -15,6 +15,12 @@
 // Without an agent (a snapshot built by hand, or no snapshot) BSLS is SLS.
 // Wrong estimates keep the result exact; the root then waits for a late rank
 // while earlier ones queue behind it, at most (P-2)(3 alpha + n beta) more.
+//
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, §3.2 (BSLS, after its reference [21]).
+// Limitation: gains only from an arrival snapshot and the root's agent: without an agent it is SLS; with wrong
+//   estimates the root waits for a late rank while earlier ones queue behind it.
+// Memory: the root's agent keeps the P-1 blocks until the root copies them into recvbuf.
 //
 // Cost (alpha-beta, n bytes per block): the root's call costs one copy of
 // (P-1) n bytes when its agent finished before it arrived; otherwise SLS's

@@ -9,6 +9,10 @@
 // Dispatch has put the root's own block at recvbuf + root * count (in place it
 // is already there). recvbuf matters only at the root.
 //
+// Reference: the flat tree of Open MPI's basic linear gather (coll basic).
+// Limitation: the root's link takes the P-1 blocks one after the other: (P-1)(alpha + n beta).
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β model, n bytes per block): the root receives P-1 messages, so it
 // takes (P-1)(α + nβ) when its link serializes them; every other rank sends one.
 // No extra memory.

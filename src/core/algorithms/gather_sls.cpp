@@ -1,4 +1,4 @@
-// gather "sls": Sorted Linear Synchronized tree (seed 000 §3.2, after [21]).
+// gather "sls": Sorted Linear Synchronized tree (Proficz 2021, §3.2, after [21]).
 //
 // The root serves the other ranks one at a time, in the order of their
 // estimated arrival (earliest first, ties by rank): it sends a zero-byte
@@ -21,6 +21,12 @@
 // compete for the root's link; early ranks leave early. SLS does all this in the
 // foreground (the root starts when it arrives); BSLS (gather_bsls.cpp) lets the
 // root's agent do it while the root still computes.
+//
+// Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
+//   2021, §3.2 (SLS, after its reference [21]).
+// Limitation: three messages per block and one block at a time: slower than gather "linear" when everybody is there;
+//   it needs the arrival estimates to order the ranks (equal estimates: rank order).
+// Memory: none beyond the receive buffer.
 //
 // Cost (alpha-beta, n bytes per block, everybody already there):
 // (P-1)(3 alpha + n beta) at the root; a non-root rank spends 3 alpha + n beta

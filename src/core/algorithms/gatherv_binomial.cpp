@@ -1,5 +1,5 @@
 // Binomial gatherv: the fixed, block-size-oblivious tree of gather_binomial.cpp with
-// blocks of any size (a baseline of seed 003). Ranks are relative to the root
+// blocks of any size (a baseline of Träff 2018). Ranks are relative to the root
 // (v = rank - root mod p); the subtree of v is the run [v, v + size). Since only the
 // root knows the counts, every rank first tells its parent how many elements its
 // subtree holds (an 8-byte size message), then sends the data. p = 8, root 0:
@@ -14,8 +14,16 @@
 // when its blocks lie back to back there (not the case for a run that wraps past rank
 // p-1, or for displacements out of rank order): otherwise through a temporary buffer.
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (the binomial gather), the fixed-tree baseline of J. L. Träff, "Practical, distributed, low
+//   overhead algorithms for irregular gather and scatter collectives", Parallel Computing 75, 2018.
+// Limitation: block-size oblivious: a large block far from the root crosses every level, up to ceil(log2 p) beta sum
+//   m_i.
+// Memory: inner ranks a buffer of their subtree's blocks; the root a staging buffer for a run that is not contiguous
+//   in recvbuf.
+//
 // Cost (α-β): 2 ceil(log2 p) α (sizes, then data) + up to ceil(log2 p) β Σ m_i: a large
-// block far from the root travels through every level (seed 003's worst case).
+// block far from the root travels through every level (Träff 2018's worst case).
 //
 // Count checks: the root compares each child's announced size with recvcounts over
 // the child's run, receives what comes anyway, and raises InvalidArgument

@@ -1,4 +1,4 @@
-// Linear gatherv: what Open MPI, MPICH and UCC do (seed 003 §1). Every rank sends its
+// Linear gatherv: what Open MPI, MPICH and UCC do (Träff 2018, §1). Every rank sends its
 // block straight to the root, which has posted one receive per non-empty block,
 // straight into recvbuf + displs[i]. p = 4, root 0:
 //
@@ -6,6 +6,12 @@
 //                                                 in whatever order they arrive)
 //
 // No copies (dispatch puts the root's own block in place). Empty blocks send nothing.
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §1 (the baseline of Open MPI, MPICH and UCC).
+// Limitation: p-1 start-ups at the root; a non-empty block the root expects as empty is not detected (the message
+//   waits: use a timeout).
+// Memory: none beyond the receive buffer.
 //
 // Cost (α-β): (p-1) α + β Σ_{i != r} m_i at the root, which takes one start-up per rank.
 //

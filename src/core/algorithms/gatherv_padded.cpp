@@ -1,5 +1,5 @@
 // Padded gatherv: what an application does without a good MPI_Gatherv, and the
-// right-hand side of seed 003's guideline GL2: agree on the largest block with an
+// right-hand side of Träff 2018's guideline GL2: agree on the largest block with an
 // allreduce of one element, then the regular gather of blocks padded to that size.
 //
 //   allreduce(max m_i)                     recursive doubling, one int64
@@ -14,6 +14,12 @@
 // block out of the padded receive buffer into its place (dispatch put its own there).
 // GL2 itself assumes the application needs neither copy.
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §4 (guideline GL2's right-hand side).
+// Limitation: every block padded to the largest: (p-1) beta max m_i at the root, far more than a gatherv for uneven
+//   blocks; smaller count disagreements go unnoticed.
+// Memory: the root a padded buffer of p max m_i bytes; a rank whose block is shorter one padded block.
+//
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 //
 // Count checks: the root raises InvalidArgument("recvcounts") when one of its counts
@@ -22,6 +28,7 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/irregular.hpp"
 
 namespace ragged {
@@ -38,10 +45,10 @@ void gatherv_padded(Context& ctx, const void* sendbuf, int sendcount, void* recv
   Context gather_ctx = ctx.sub(half, half);
   const int own = sendcount;
 
-  // allreduce's arguments as dispatch hands them over: in place (sendbuf == recvbuf),
-  // recvbuf holding this rank's operand.
+  // The allreduce that dispatch selects for one int64 (RAGGED_ALLREDUCE, the rules file or
+  // `auto`), in place, on this rank's operand.
   std::int64_t largest = own;
-  allreduce_recursive_doubling(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
+  (void)internal::dispatch_allreduce(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
   if (largest == 0) return;
   const std::size_t slot = static_cast<std::size_t>(largest) * element;
 

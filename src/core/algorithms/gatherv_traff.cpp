@@ -1,4 +1,4 @@
-// Träff's irregular gather (seed 003, theorem 1): a binomial tree shaped by the block
+// Träff's irregular gather (Träff 2018, theorem 1): a binomial tree shaped by the block
 // sizes, built in ceil(log2 p) rounds of 24-byte messages by ranks that know only their
 // own block (lemma 3, in traff_construct.cpp), then the data flow up the tree. p = 8,
 // root 3, equal blocks, [a..b] the blocks of ranks a..b in rank order:
@@ -25,6 +25,14 @@
 // Degradation (TraffOptions::direct_threshold_bytes): subtrees above the threshold
 // send straight to the root; the root computes which ones from recvcounts with the
 // oracle (the senders still need no global knowledge).
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §3 (lemmas 1-4, theorem 1; traff_copy lemma 4, traff_degrade the
+//   degradation §3 leaves undone).
+// Limitation: the tree is built in up to 2 ceil(log2 p) rounds first: for large or uneven blocks; under degradation
+//   direct senders the root does not expect wait (use a timeout).
+// Memory: inner ranks a buffer of their subtree's blocks; the root a staging buffer for a run that is not contiguous
+//   in recvbuf.
 //
 // Cost (α-β model): ceil(log2 p) α + β Σ_{i != r} m_i (+ lemma 2's penalty), after
 // the construction's L + 1 <= 2 ceil(log2 p) rounds of constant-size messages, which

@@ -5,7 +5,7 @@
 
 namespace ragged {
 
-#define RAGGED_ALGORITHM(collective, name, restrictions, fallback, cost, background, summary) \
+#define RAGGED_ALGORITHM(collective, name, restrictions, fallback, balanced, cost, background, summary) \
   impl::collective##_signature collective##_##name;
 #include "algorithms/list.def"
 #undef RAGGED_ALGORITHM

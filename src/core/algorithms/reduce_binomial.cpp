@@ -20,13 +20,18 @@
 //     which then sends the result to `root` (one extra α + nβ), so the operands
 //     are always in rank order, as MPI requires.
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's binomial reduce).
+// Limitation: the whole vector at every level (short vectors); a non-commutative operator with root != 0 pays one
+//   more transfer from rank 0.
+//
 // Cost (α-β-γ model, n bytes of m elements): ⌈log2 P⌉ (α + nβ + mγ) along the
 // deepest path, plus α + nβ for a non-commutative operator with root != 0. Each
 // child's data is received into a buffer and combined as buf = acc ∘ buf, then the
 // roles of the two buffers swap, so no partial result is ever copied; the root
 // uses recvbuf as one of its two buffers, chosen so the last combination lands
 // in it (one final copy only in place and an odd number of children).
-// Extra memory: n bytes at the root, 2n at inner ranks, none at leaves.
+// Memory: n bytes at the root, 2n at inner ranks, none at leaves.
 //
 // sendbuf may alias recvbuf (dispatch resolves in_place at the root to sendbuf
 // == recvbuf; allreduce "reduce_bcast" passes sendbuf == recvbuf on every rank):

@@ -19,6 +19,12 @@
 // Dispatch has copied the root's own block into its recvbuf (in place, recvbuf
 // points at that block inside sendbuf). sendbuf matters only at the root.
 //
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (MPICH's binomial scatter).
+// Limitation: a block for a far subtree is received and sent again at every level: for small blocks.
+// Memory: inner ranks a buffer of their subtree's blocks; the root a temporary buffer for the one run that wraps (at
+//   most P/2 blocks).
+//
 // Cost (α-β model, n bytes per block): ⌈log2 P⌉ α + (P-1) nβ at the root, which
 // sends runs of ..., 4, 2, 1 blocks. Inner ranks receive size(subtree) * n bytes
 // into a buffer and copy their own block out of it; leaves receive into recvbuf.

@@ -10,6 +10,10 @@
 // Dispatch has copied the root's own block into its recvbuf (in place, recvbuf
 // points at that block inside sendbuf). sendbuf matters only at the root.
 //
+// Reference: the flat tree of Open MPI's basic linear scatter (coll basic).
+// Limitation: the root's link sends the P-1 blocks one after the other: (P-1)(alpha + n beta).
+// Memory: none beyond the receive buffer.
+//
 // Cost (α-β model, n bytes per block): the root sends P-1 messages, so it takes
 // (P-1)(α + nβ) when its link serializes them; every other rank receives one.
 // No extra memory.

@@ -1,5 +1,5 @@
 // Binomial scatterv: the fixed, block-size-oblivious tree of scatter_binomial.cpp with
-// blocks of any size (a baseline of seed 003). Ranks are relative to the root; the
+// blocks of any size (a baseline of Träff 2018). Ranks are relative to the root; the
 // subtree of v is the run [v, v + size). Only the root knows the counts, so first
 // every rank tells its parent how many elements its subtree expects (8-byte size
 // messages, upwards), then the data flows down, non-blocking sends started farthest
@@ -14,6 +14,12 @@
 // copies its own block out. The root sends a run straight from sendbuf when its
 // blocks lie back to back there, else packs it first. The root's own block is already
 // in recvbuf (dispatch).
+//
+// Reference: R. Thakur, R. Rabenseifner, W. Gropp, "Optimization of collective communication operations in MPICH",
+//   IJHPCA 19(1), 2005 (the binomial scatter), the fixed-tree baseline of J. L. Träff, "Practical, distributed, low
+//   overhead algorithms for irregular gather and scatter collectives", Parallel Computing 75, 2018.
+// Limitation: block-size oblivious: a large block far from the root crosses every level.
+// Memory: inner ranks a buffer of their subtree's blocks; the root packs a run that is not contiguous in sendbuf.
 //
 // Cost (α-β): 2 ceil(log2 p) α + up to ceil(log2 p) β Σ m_i (a large block far from the
 // root crosses every level).

@@ -1,4 +1,4 @@
-// Linear scatterv: what Open MPI, MPICH and UCC do (seed 003 §1). The root starts one
+// Linear scatterv: what Open MPI, MPICH and UCC do (Träff 2018, §1). The root starts one
 // non-blocking send per non-empty block, straight from sendbuf + displs[i], and waits
 // for all of them; every other rank receives its block straight into recvbuf. p = 4,
 // root 0:
@@ -6,6 +6,11 @@
 //   0 ─[1]─> 1    0 ─[2]─> 2    0 ─[3]─> 3        (all posted at once)
 //
 // No copies (dispatch puts the root's own block in recvbuf).
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §1 (the baseline of Open MPI, MPICH and UCC).
+// Limitation: p-1 start-ups at the root.
+// Memory: none beyond the receive buffer.
 //
 // Cost (α-β): (p-1) α + β Σ_{i != r} m_i at the root.
 //

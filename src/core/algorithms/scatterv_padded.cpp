@@ -1,4 +1,4 @@
-// Padded scatterv: the right-hand side of seed 003's guideline GL2 for scatter: agree
+// Padded scatterv: the right-hand side of Träff 2018's guideline GL2 for scatter: agree
 // on the largest block with an allreduce of one element (the root contributes its
 // largest sendcount, every other rank its recvcount), then the regular scatter of
 // blocks padded to that size.
@@ -14,11 +14,18 @@
 // in recvbuf); a rank whose block is shorter than the largest receives its slot into a
 // buffer and copies its block out (GL2 itself assumes the application needs neither copy).
 //
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §4 (guideline GL2's right-hand side).
+// Limitation: every block padded to the largest: (p-1) beta max m_i at the root, far more than a scatterv for uneven
+//   blocks.
+// Memory: the root a padded buffer of p max m_i bytes; a rank whose block is shorter one padded block.
+//
 // Cost (α-β): allreduce(1) + ceil(log2 p) α + (p-1) β max_i m_i.
 #include <algorithm>
 #include <vector>
 
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/irregular.hpp"
 
 namespace ragged {
@@ -34,11 +41,11 @@ void scatterv_padded(Context& ctx, const void* sendbuf, std::span<const int> sen
   Context allreduce_ctx = ctx.sub(0, half);
   Context scatter_ctx = ctx.sub(half, half);
 
-  // allreduce's arguments as dispatch hands them over: in place (sendbuf == recvbuf),
-  // recvbuf holding this rank's operand: its recvcount, at the root also its largest sendcount.
+  // The allreduce that dispatch selects for one int64 (RAGGED_ALLREDUCE, the rules file or
+  // `auto`), in place, on this rank's operand: its recvcount, at the root also its largest sendcount.
   std::int64_t largest = recvcount;
   if (me == root) largest = std::max<std::int64_t>(largest, *std::max_element(sendcounts.begin(), sendcounts.end()));
-  allreduce_recursive_doubling(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
+  (void)internal::dispatch_allreduce(allreduce_ctx, &largest, &largest, 1, DataType::int64, ReduceOp::max());
   if (largest == 0) return;
   const std::size_t slot = static_cast<std::size_t>(largest) * element;
 

@@ -1,4 +1,4 @@
-// Träff's irregular scatter (seed 003): the gather tree of gatherv_traff.cpp, built
+// Träff's irregular scatter (Träff 2018): the gather tree of gatherv_traff.cpp, built
 // the same way (lemma 3, every rank knowing only its own recvcount), with the data
 // flowing down: the time-reversed gather schedule. p = 8, root 3, equal blocks:
 //
@@ -14,7 +14,7 @@
 // during the construction.
 //
 // Unlike gather, the root cannot start before the construction is complete: the
-// construction's L + 1 rounds come before the data (seed 003 §3). (Sending a small
+// construction's L + 1 rounds come before the data (Träff 2018, §3). (Sending a small
 // run as soon as the root learns its child was tried: on the 560-rank platform it
 // delayed the root's own exchanges more than it gained.)
 //
@@ -25,6 +25,11 @@
 //
 // Degradation: subtrees above the threshold get their run straight from the root,
 // which finds them with the oracle from sendcounts.
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, §3 (lemmas 1-4, theorem 1).
+// Limitation: the root cannot send before the construction's L + 1 rounds are over: for large or uneven blocks.
+// Memory: inner ranks a buffer of their subtree's blocks; the root packs a run that is not contiguous in sendbuf.
 //
 // Cost (α-β): L + 1 constant-size rounds, then ceil(log2 p) α + β Σ_{i != r} m_i
 // (+ lemma 2's penalty). Inner ranks copy their own block out of their buffer.

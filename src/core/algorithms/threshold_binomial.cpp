@@ -1,9 +1,9 @@
-// The threshold broadcast and reduce of seed 004, §III-B, on notified one-sided writes.
+// The threshold broadcast and reduce of Iakymchuk et al. 2021, §III-B, on notified one-sided writes.
 //
 // Both run on the binomial tree of plans/binomial_tree.hpp (relative ranks, the root is 0,
 // children v + 2^j for 2^j below the lowest set bit of v) over a window kept per
 // communicator (internal/window_cache.hpp), with the producer/consumer protocol of the
-// seed's table I: the consumer notifies "ready" when its receive area may be written, the
+// table I of Iakymchuk et al. 2021: the consumer notifies "ready" when its receive area may be written, the
 // producer writes with put_notify, and an acknowledgement closes the transfer.
 //
 // Broadcast of m elements (m = ceil(t count), the first ones), P = 8, root 0:
@@ -15,7 +15,7 @@
 //   every leaf (1, 3, 5, 7): ack ──> parent      (the outer nodes have the data)
 //
 // A parent returns when its writes are issued and its leaf children have acknowledged; only
-// the leaves acknowledge (the seed: "the collective is considered complete when the outer
+// the leaves acknowledge (the paper: "the collective is considered complete when the outer
 // nodes receive data").
 //
 // Reduce over the relative ranks [0, n) (n = P, or fewer for a process threshold: the tree
@@ -35,6 +35,13 @@
 // distinct mod P. A peer's next notification in the same slot comes only after the
 // notification before it was consumed (each is answered before the sender can finish its
 // call), so no notification overwrites one not yet read.
+//
+// Reference: R. Iakymchuk, A. Faustino, A. Emerson, J. Barreto, V. Bartsch, R. Rodrigues, J. C. Monteiro, "Efficient
+//   and Eventually Consistent Collective Operations", IPDPS Workshops (IPDPSW) 2021, §III-B and table I.
+// Limitation: eventually consistent: a call may return with only the threshold's part of the data or of the
+//   contributors (ThresholdStatus says which); needs a window (RMA, or its emulation).
+// Memory: a window per communicator, m bytes (bcast) or ceil(log2 P) slots of m bytes (reduce), and 3 ceil(log2 P)
+//   notifications, kept from call to call.
 //
 // Window of rank x: m bytes (bcast), or ceil(log2 P) slots of m bytes, slot j for the child
 // at distance 2^j (reduce); 3 ceil(log2 P) notifications: id = kind * ceil(log2 P) + j.

@@ -1,5 +1,11 @@
-// The distributed construction of Träff's tree over a Context (seed 003, lemma 3); the
+// The distributed construction of Träff's tree over a Context (Träff 2018, lemma 3); the
 // rules and the per-rank state machine are in plans/traff_tree.hpp.
+//
+// Reference: J. L. Träff, "Practical, distributed, low overhead algorithms for irregular gather and scatter
+//   collectives", Parallel Computing 75, 2018, lemma 3.
+// Limitation: L + 1 <= 2 ceil(log2 p) rounds of constant-size messages with every rank taking part: pure latency,
+//   which small blocks do not repay.
+// Memory: constant per rank (24-byte cube descriptions).
 //
 // Per level d, for a pair of cubes A (lower) and B (upper), fixed roots fA, fB and
 // gather roots gA, gB:

@@ -61,7 +61,7 @@ struct StepPlanInput {
 };
 StepPlanInput step_plan_input(const ArrivalSnapshot* snapshot, int procs, std::size_t block_bytes);
 
-/// Seed 000 §2: omega < tau, arrivals before `known_at` counted as `known_at`; false for an
+/// Proficz 2021, §2: omega < tau, arrivals before `known_at` counted as `known_at`; false for an
 /// unknown link model (ArrivalSnapshot::balanced).
 bool balanced_pattern(std::span<const double> arrivals, double known_at, const LinkModel& link,
                       std::size_t block_bytes);
@@ -195,7 +195,7 @@ void prr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 /// cannot match a later epoch's for tag_bgd_epochs epochs. Epoch 0 without a snapshot.
 int planned_epoch_tag(const ArrivalSnapshot* snapshot);
 
-/// The warm-up of seed 002 §3 (the agent's "series of messages in the foreseen directions of
+/// The warm-up of Proficz 2018, §3 (the agent's "series of messages in the foreseen directions of
 /// communication"): one empty message to each of `to`, one from each of `from`, on `tag`. Part of
 /// the planned program, so run by the agent when the background runs and by the foreground
 /// otherwise (no rank waits for a warm-up nobody sends). `wait` waits for one request.

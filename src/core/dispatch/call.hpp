@@ -6,6 +6,7 @@
 #include "ragged/collectives.hpp"
 #include "ragged/context.hpp"
 #include "ragged/registry.hpp"
+#include "ragged/selection.hpp"
 
 namespace ragged::internal {
 
@@ -21,6 +22,11 @@ enum class Unlisted { bcast_threshold, reduce_threshold };
 /// communicator's workspace and the options' hints.
 [[nodiscard]] Context call_context(Comm& comm, TagBlock tags, const CollectiveOptions& options,
                                    const Algorithm* algorithm = nullptr);
+
+/// The selection for what `call` asks for, resolved already (resolve_request): `auto`'s choice, or
+/// the named algorithm with its restrictions checked (its fallback when they fail). Not counted
+/// by selections(): select() is the selector, this its last step, which composition reuses.
+[[nodiscard]] Selection selection_for(const CallInfo& call, Requested requested);
 
 /// Throws InvalidArgument naming `argument` when `buffer` is in_place; `where` says where
 /// in_place is allowed ("at the root", ...).

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <utility>
 #include <vector>
@@ -137,6 +138,11 @@ inline void wait_both(std::array<Request, 2>& requests, Timeout timeout) {
   for (Request& r : requests) r.wait(timeout);
 }
 
+/// The number of this call among the calls of the running algorithm (ctx.algorithm()) on this
+/// communicator, 1 for the first: for algorithms whose consecutive calls must tell their
+/// messages apart (allgather push: by the call's parity). Kept by dispatch per communicator.
+[[nodiscard]] std::uint64_t call_number(const Context& ctx);
+
 /// Runs the bcast of `count` elements of `type` from `root` that dispatch selects for it
 /// (RAGGED_BCAST, the rules file of RAGGED_TUNING_FILE, else `auto`; the enclosing call's own
 /// algorithm name is not a bcast's and plays no part) under `ctx`: its tags (give it a
@@ -147,5 +153,22 @@ inline void wait_both(std::array<Request, 2>& requests, Timeout timeout) {
 /// SourceProgress hint the root's buffer may still be filling (see there).
 /// Returns the algorithm that ran.
 const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t count, DataType type, int root);
+
+/// Runs, as a part of the running algorithm, the allreduce that dispatch selects for it (as
+/// dispatch_bcast: RAGGED_ALLREDUCE, the rules file, else `auto` among the regular algorithms)
+/// under `ctx` (give it a sub-block of tags). In place: `sendbuf` may equal `recvbuf`, which
+/// holds this rank's operand on entry. A non-commutative `op` gets reduce_bcast as a call would.
+/// Returns the algorithm that ran.
+const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count,
+                                    DataType type, const ReduceOp& op);
+
+/// The running arrival-aware algorithm (ctx.algorithm()) found the call's arrivals balanced:
+/// runs, under the same context and arguments, the regular algorithm its list entry names for
+/// that case (Restrictions::balanced; "auto": the best regular one by the cost models), with
+/// that one's restrictions and fallback. The choice is the list's, not the algorithm's code.
+/// Returns the algorithm that ran.
+const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
+const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              const ReduceOp& op);
 
 }  // namespace ragged::internal

@@ -37,6 +37,16 @@ using internal::tags_of;
 constexpr int tag_block_first = 10000;
 constexpr int tag_block_size = 64;
 
+/// Says once per communicator and (collective, requested name) that a fallback runs.
+void report_fallback(Comm& comm, Collective collective, const Selection& s) {
+  if (s.fallback_reason.empty()) return;
+  internal::DispatchState& state = internal::dispatch_state(comm);
+  if (state.reported.emplace(static_cast<int>(collective), s.requested).second && comm.rank() == 0) {
+    std::fprintf(stderr, "ragged: %s '%s' %s; running '%s' instead (said once per communicator)\n", name_of(collective),
+                 s.requested.c_str(), s.fallback_reason.c_str(), s.algorithm->name.c_str());
+  }
+}
+
 /// Selects the algorithm of a call (or of a sub-call: `sub_call`) and reports a fallback once.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative, const Hints& hints,
                         std::string_view requested, bool sub_call = false, bool source_fills = false) {
@@ -49,19 +59,22 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.backend = comm.backend();
   call.sub_call = sub_call;
   call.source_fills = source_fills;
-  const Selection s = select_algorithm(call, requested);
-  if (!s.fallback_reason.empty()) {
-    internal::CommState& state = comm.dispatch_state();
-    if (state.reported.emplace(static_cast<int>(collective), s.requested).second && comm.rank() == 0) {
-      std::fprintf(stderr, "ragged: %s '%s' %s; running '%s' instead (said once per communicator)\n",
-                   name_of(collective), s.requested.c_str(), s.fallback_reason.c_str(), s.algorithm->name.c_str());
-    }
-  }
+  const Selection s = select(call, requested);
+  report_fallback(comm, collective, s);
   return *s.algorithm;
 }
 
+/// The algorithm of a call: the selection it carries (made once, before the call, by its
+/// caller), or dispatch's own.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
                         const CollectiveOptions& options) {
+  if (const Selection* made = options.selection) {
+    if (made->algorithm == nullptr || made->algorithm->collective != collective) {
+      throw InvalidArgument("options", std::string("carries a selection that is not a ") + name_of(collective) + "'s");
+    }
+    report_fallback(comm, collective, *made);
+    return *made->algorithm;
+  }
   return choose(comm, collective, bytes, commutative, options.hints, options.algorithm);
 }
 
@@ -122,7 +135,7 @@ TagBlock tags_of(Unlisted collective) {
 }
 
 Context call_context(Comm& comm, TagBlock tags, const CollectiveOptions& options, const Algorithm* algorithm) {
-  return Context(comm, tags, options.timeout, comm.dispatch_state().workspace, options.hints, algorithm);
+  return Context(comm, tags, options.timeout, dispatch_state(comm).workspace, options.hints, algorithm);
 }
 
 void reject_in_place(const void* buffer, const char* argument, const char* where) {
@@ -146,6 +159,57 @@ const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t co
   }
   Context sub(comm, ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
   std::get<static_cast<std::size_t>(Collective::bcast)>(algorithm.fn)(sub, buffer, count, type, root);
+  return algorithm;
+}
+
+namespace {
+
+/// The regular algorithm that replaces the running arrival-aware one on balanced arrivals.
+const Algorithm& balanced_choice(const Context& ctx, Collective collective, std::size_t bytes, bool commutative) {
+  const Algorithm* running = ctx.algorithm();
+  if (running == nullptr || running->collective != collective || running->restrictions.balanced.empty()) {
+    throw InvalidArgument("algorithm", std::string(name_of(collective)) + " '" +
+                                           (running != nullptr ? running->name : std::string("?")) +
+                                           "' names no regular algorithm for balanced arrivals");
+  }
+  CallInfo call;
+  call.collective = collective;
+  call.procs = ctx.size();
+  call.bytes = bytes;
+  call.commutative = commutative;
+  call.hints = &ctx.hints();
+  call.backend = ctx.comm().backend();
+  call.sub_call = true;  // `auto` among the regular algorithms; the snapshot lends its link model
+  const Selection s = selection_for(call, Requested{running->restrictions.balanced, "balanced"});
+  return *s.algorithm;
+}
+
+}  // namespace
+
+const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
+  const Algorithm& algorithm = balanced_choice(ctx, Collective::allgather, count * size_of(type), true);
+  Context sub(ctx.comm(), ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::allgather)>(algorithm.fn)(sub, sendbuf, recvbuf, count, type);
+  return algorithm;
+}
+
+const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              const ReduceOp& op) {
+  const Algorithm& algorithm = balanced_choice(ctx, Collective::allreduce, count * size_of(type), op.commutative);
+  Context sub(ctx.comm(), ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, sendbuf, recvbuf, count, type, op);
+  return algorithm;
+}
+
+const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count,
+                                    DataType type, const ReduceOp& op) {
+  Comm& comm = ctx.comm();
+  const Algorithm& algorithm =
+      choose(comm, Collective::allreduce, count * size_of(type), op.commutative, ctx.hints(), {}, true);
+  if (sendbuf != recvbuf) copy_bytes(recvbuf, sendbuf, count * size_of(type));
+  if (comm.size() == 1 || count == 0) return algorithm;
+  Context sub(comm, ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, recvbuf, recvbuf, count, type, op);
   return algorithm;
 }
 

@@ -1,17 +1,20 @@
 // Selection: the call's name, RAGGED_<COLLECTIVE>, the rules file, or `auto` (ragged/selection.hpp).
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "arrival/background.hpp"
+#include "dispatch/call.hpp"
 #include "dispatch/compose.hpp"
 #include "plans/cost_model.hpp"
 #include "ragged/arrival.hpp"
@@ -192,6 +195,31 @@ std::string environment_variable(Collective collective) {
 
 namespace {
 
+std::atomic<std::uint64_t> selection_count{0};
+
+std::mutex& environment_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+std::unique_ptr<const Environment>& environment_slot() {
+  static std::unique_ptr<const Environment> slot;
+  return slot;
+}
+std::vector<std::unique_ptr<const Environment>>& retired_environments() {
+  static std::vector<std::unique_ptr<const Environment>> retired;
+  return retired;
+}
+
+std::unique_ptr<const Environment> read_environment() {
+  auto env = std::make_unique<Environment>();
+  for (const Collective c : all_collectives) {
+    const char* value = std::getenv(environment_variable(c).c_str());
+    env->forced.emplace_back(value != nullptr ? value : "");
+  }
+  if (const char* file = std::getenv("RAGGED_TUNING_FILE"); file != nullptr) env->rules_file = file;
+  return env;
+}
+
 /// The rules of RAGGED_TUNING_FILE, read once per file name.
 const std::vector<TuningRule>& rules_of(const std::string& file) {
   static std::mutex mutex;
@@ -247,6 +275,10 @@ std::string failed_restriction(const Algorithm& a, const CallInfo& call) {
   if (a.restrictions.needs_clusters && valid_clusters(call) == nullptr) {
     return "needs a cluster layout hint (two or more clusters)";
   }
+  if (a.restrictions.even_procs && call.procs % 2 != 0) return "needs an even number of processes";
+  if (a.restrictions.power_of_two && (call.procs & (call.procs - 1)) != 0) {
+    return "needs a power-of-two number of processes";
+  }
   return {};
 }
 
@@ -263,8 +295,8 @@ const Algorithm& select_auto(const CallInfo& call) {
   const ArrivalSnapshot* snapshot = call.hints ? call.hints->get<ArrivalSnapshot>() : nullptr;
   if (snapshot != nullptr && snapshot->size() != call.procs) snapshot = nullptr;
   CostInput x = cost_input(call, snapshot);
-  // seed 000 §2: imbalanced when omega / tau >= 1, arrivals before known_at counted as known_at.
-  // tau is the time of one segment (seed 000 §2): a rank's block, or for allreduce the 1/P of
+  // Proficz 2021, §2: imbalanced when omega / tau >= 1, arrivals before known_at counted as known_at.
+  // tau is the time of one segment (Proficz 2021, §2): a rank's block, or for allreduce the 1/P of
   // the vector that the ring and PRR move per step.
   const std::size_t segment = call.collective == Collective::allreduce
                                   ? std::max<std::size_t>(1, call.bytes / static_cast<std::size_t>(call.procs))
@@ -316,23 +348,57 @@ const Algorithm& select_auto(const CallInfo& call) {
 
 }  // namespace
 
-Selection select_algorithm(const CallInfo& call, std::string_view requested) {
-  Selection s;
-  s.requested = std::string(requested);
-  s.source = "call";
-  if (s.requested.empty()) {
-    const std::string variable = environment_variable(call.collective);
-    if (const char* env = std::getenv(variable.c_str()); env != nullptr && *env != '\0') {
-      s.requested = env;
-      s.source = "environment";
-    } else if (const char* file = std::getenv("RAGGED_TUNING_FILE"); file != nullptr && *file != '\0') {
-      s.requested = match_tuning_rule(rules_of(file), call.collective, call.procs, call.bytes);
-      s.source = "rules";
+const Environment& environment() {
+  std::lock_guard<std::mutex> lock(environment_mutex());
+  if (!environment_slot()) environment_slot() = read_environment();
+  return *environment_slot();
+}
+
+void reread_environment() {
+  auto fresh = read_environment();
+  std::lock_guard<std::mutex> lock(environment_mutex());
+  // The old settings stay alive for a call that still reads them.
+  retired_environments().push_back(std::move(environment_slot()));
+  environment_slot() = std::move(fresh);
+}
+
+std::uint64_t selections() noexcept { return selection_count.load(std::memory_order_relaxed); }
+
+Requested resolve_request(const CallInfo& call, std::string_view requested) {
+  Requested r{std::string(requested), "call"};
+  if (r.name.empty()) {
+    const Environment& env = environment();
+    if (const std::string& forced = env.forced_for(call.collective); !forced.empty()) {
+      r.name = forced;
+      r.source = "environment";
+    } else if (!env.rules_file.empty()) {
+      r.name = match_tuning_rule(rules_of(env.rules_file), call.collective, call.procs, call.bytes);
+      r.source = "rules";
     }
   }
-  if (s.requested.empty() || s.requested == "auto") {
-    if (s.requested.empty()) s.source = "auto";
-    s.requested = "auto";
+  if (r.name.empty()) {
+    r.name = "auto";
+    r.source = "auto";
+  }
+  return r;
+}
+
+Selection select(const CallInfo& call, std::string_view requested) {
+  return select(call, resolve_request(call, requested));
+}
+
+Selection select(const CallInfo& call, const Requested& requested) {
+  selection_count.fetch_add(1, std::memory_order_relaxed);
+  return internal::selection_for(call, requested);
+}
+
+namespace internal {
+
+Selection selection_for(const CallInfo& call, Requested requested) {
+  Selection s;
+  s.requested = std::move(requested.name);
+  s.source = std::move(requested.source);
+  if (s.requested == "auto") {
     s.algorithm = &select_auto(call);
     return s;
   }
@@ -354,5 +420,7 @@ Selection select_algorithm(const CallInfo& call, std::string_view requested) {
   }
   return s;
 }
+
+}  // namespace internal
 
 }  // namespace ragged

@@ -1,4 +1,5 @@
-// What the dispatch layer keeps per communicator (Comm::dispatch_state()).
+// What the dispatch layer keeps per communicator, cached on the Comm as an attribute
+// (Comm::cached): the seam carries it without knowing its type.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 namespace ragged::internal {
 
-struct CommState {
+struct DispatchState {
   /// Buffers the collectives of this communicator reuse from call to call.
   Workspace workspace;
   /// (collective, algorithm) pairs whose fallback was already reported: said once per communicator.
@@ -28,5 +29,8 @@ struct CommState {
   /// consecutive calls must tell their messages apart (allgather push: by the call's parity).
   std::map<std::string, std::uint64_t, std::less<>> calls;
 };
+
+/// Dispatch's state of `comm`, made at its first collective.
+[[nodiscard]] inline DispatchState& dispatch_state(Comm& comm) { return comm.cached<DispatchState>(); }
 
 }  // namespace ragged::internal

@@ -2,14 +2,15 @@
 
 #include <bit>
 
+#include "dispatch/compose.hpp"
 #include "dispatch/state.hpp"
 #include "ragged/collectives.hpp"
 
 namespace ragged::internal {
 
 CachedWindow cached_window(Context& ctx, const std::string& user, std::size_t bytes, int notifications) {
-  CommState& state = ctx.comm().dispatch_state();
-  CommState::OneSided& entry = state.windows[user];
+  DispatchState& state = dispatch_state(ctx.comm());
+  DispatchState::OneSided& entry = state.windows[user];
   if (!entry.window || entry.window->bytes() < bytes || entry.window->notifications() != notifications) {
     // Every rank takes this branch in the same call (same arguments, same history), so the
     // collective destruction and creation match. Destroying first frees the memory before the
@@ -26,6 +27,13 @@ CachedWindow cached_window(Context& ctx, const std::string& user, std::size_t by
     entry.calls = 0;
   }
   return {*entry.window, ++entry.calls};
+}
+
+std::uint64_t call_number(const Context& ctx) {
+  const Algorithm* running = ctx.algorithm();
+  const std::string key =
+      running == nullptr ? std::string() : std::string(name_of(running->collective)) + "." + running->name;
+  return ++dispatch_state(ctx.comm()).calls[key];
 }
 
 }  // namespace ragged::internal

@@ -1,4 +1,4 @@
-// Helpers shared by the gatherv and scatterv algorithm files (issue 4, seed 003):
+// Helpers shared by the gatherv and scatterv algorithm files (Träff 2018):
 // the placement of a run of blocks in the root's buffer, ordered sends, and the
 // collection of errors that can only be reported once the communication has
 // finished (so that no other rank hangs); and Träff's algorithms with explicit
@@ -82,7 +82,7 @@ inline std::vector<int> run(int first, int last) {
 /// most `eager_bytes` starts at once, as an MPI eager send costs its sender only the
 /// start-up; a larger one starts when the previous large one has completed, so the
 /// first (largest) subtree gets the sender's whole bandwidth, as in the 1-ported model
-/// of seed 003, instead of sharing it with its smaller siblings.
+/// of Träff 2018, instead of sharing it with its smaller siblings.
 class OrderedSends {
  public:
   static constexpr std::size_t eager_bytes = 16 * 1024;

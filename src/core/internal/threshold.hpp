@@ -1,4 +1,4 @@
-// The threshold broadcast and reduce of seed 004, §III-B (src/core/algorithms/threshold_*.cpp),
+// The threshold broadcast and reduce of Iakymchuk et al. 2021, §III-B (src/core/algorithms/threshold_*.cpp),
 // run by dispatch (src/core/dispatch/threshold.cpp) with validated arguments and the plan
 // (plans/threshold_plan.hpp) already computed. Outside the registry: their signatures and
 // results are their own. Design and protocol: docs/algorithms/threshold-bcast-reduce.md.

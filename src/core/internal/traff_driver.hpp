@@ -1,4 +1,4 @@
-// The distributed construction of Träff's tree (seed 003, lemma 3) over a call's Context, shared
+// The distributed construction of Träff's tree (Träff 2018, lemma 3) over a call's Context, shared
 // by gatherv_traff and scatterv_traff: plans::traff::Builder driven level by level
 // with real messages (a sendrecv between fixed roots, a notice to a gather root).
 #pragma once

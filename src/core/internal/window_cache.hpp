@@ -1,4 +1,4 @@
-// The windows of the one-sided collectives (seed 004), kept per communicator and per user (an
+// The windows of the one-sided collectives (Iakymchuk et al. 2021), kept per communicator and per user (an
 // algorithm's name) from call to call, as GASPI keeps its segments: creating a window is
 // collective and costly (MPI_Win_allocate), so a collective creates its window on first use and
 // re-creates it, larger, only when a call needs more.

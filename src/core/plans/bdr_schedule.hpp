@@ -1,4 +1,4 @@
-// The schedule of BDR (Background Disseminated Ring, listing 2 of seed 000),
+// The schedule of BDR (Background Disseminated Ring, listing 2 of Proficz 2021),
 // a pure function of the process count, the (estimated) arrival times and the
 // transfer time tau of one segment. No communication.
 //
@@ -18,7 +18,7 @@
 //      the ring only as far as the pre-steps have not already carried it.
 //   3. Steps in which no rank does anything are dropped.
 //
-// Example (figure 4 of seed 000): P = 4, rank 0 late by 2 tau, so psNo =
+// Example (figure 4 of Proficz 2021): P = 4, rank 0 late by 2 tau, so psNo =
 // (0, 2, 2, 2) and S = 2 ("a -> b: s" = rank a sends segment s to b):
 //
 //   step 0 (pre):  1 -> 0: 1   2 -> 1: 2   3 -> 2: 3

@@ -1,5 +1,5 @@
 // The schedule of BGD (Background Greedy Dissemination), ragged's step beyond
-// BDR (seed 000, listing 2): a pure function of the process count, the
+// BDR (Proficz 2021, listing 2): a pure function of the process count, the
 // (estimated) arrival times and the transfer time tau of one segment.
 //
 // BDR lets a rank send only its own segment before the last arrival, and only
@@ -25,7 +25,7 @@
 // A segment that nobody else holds therefore spreads like a binomial broadcast
 // (its holders double every step) while older, widely held segments fill the
 // receive links that would otherwise idle. With all arrivals within one tau
-// (a balanced pattern, seed 000 §2: omega < tau), with no tau, or above
+// (a balanced pattern, Proficz 2021, §2: omega < tau), with no tau, or above
 // max_greedy_procs ranks the schedule is exactly the ring.
 //
 // Every segment reaches every other rank exactly once; a rank sends only a

@@ -5,7 +5,7 @@
 //   L = ceil(log2 p), alpha per message, beta per byte, gamma per byte reduced.
 //
 // The arrival-aware models (bdr, bgd, bslb, bsls, sls) give the time an algorithm still needs
-// after the last process arrived, in seed 000's step model (one segment of m bytes takes
+// after the last process arrived, in Proficz 2021's step model (one segment of m bytes takes
 // tau = alpha + m beta between two processes): k = min(p - 1, floor(omega / tau)) steps fit
 // between the first and the last arrival.
 //   bdr:  its pre-steps carry only each rank's own segment, and the last rank's segment still
@@ -14,7 +14,7 @@
 //         than the L steps the last segment needs to reach everyone: max(L, p - 1 - k) tau.
 //   bslb: the last block reaches rank 0 (tau), then the selected broadcast of p m bytes.
 //   bsls, sls: the last block reaches the root: tau (sls adds the root's signal: + alpha).
-// The arrival-aware allreduce models (slt, prr; seed 002's step model, one process late by omega,
+// The arrival-aware allreduce models (slt, prr; Proficz 2018's step model, one process late by omega,
 // the others together) give the mean over the ranks of the time each still needs after the last
 // arrival, the part of e-bar an algorithm controls: their last rank finishes no earlier than the
 // ring's, their gain is that the others finish earlier.
@@ -42,10 +42,10 @@
 #include <cstddef>
 #include <limits>
 
+#include "plans/cost_input.hpp"
 #include "plans/double_tree_plan.hpp"
 #include "plans/pipelined_chain_plan.hpp"
 #include "plans/prd_plan.hpp"
-#include "ragged/registry.hpp"
 
 namespace ragged::plans::cost {
 
@@ -109,7 +109,7 @@ inline double allreduce_pipelined_linear(const CostInput& x) {
   // down the chain and back up: 2 (p - 1 + segments - 1) steps of one segment
   return 2 * (x.procs - 1 + segments - 1) * (x.alpha + s * x.beta) + (x.procs - 1 + segments - 1) * s * x.gamma;
 }
-/// Seed 002's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
+/// Proficz 2018's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
 inline double allreduce_slt(const CostInput& x) {
   constexpr double segment = 32 * 1024;
   const double p = x.procs;
@@ -120,7 +120,7 @@ inline double allreduce_slt(const CostInput& x) {
   const double on_the_way = std::max(0.0, p - 1 + segments - w);
   return (on_the_way + segments + (p - 2) * (p + 1) / (2 * p)) * tau_s + x.bytes * x.gamma;
 }
-/// Seed 002's PRR (allreduce_prr.cpp): the mean time after the last arrival (see the top).
+/// Proficz 2018's PRR (allreduce_prr.cpp): the mean time after the last arrival (see the top).
 inline double allreduce_prr(const CostInput& x) {
   const int procs = x.procs;
   const double p = procs;

@@ -1,4 +1,4 @@
-// The LG (Local Group) alltoall of seed 001, §4.1, as a pure mapping: which
+// The LG (Local Group) alltoall of Jeannot & Steffenel 2007, §4.1, as a pure mapping: which
 // process holds which block M(i,j) after the local phase, and what every process
 // sends and receives in each phase. No communication. First for two clusters (the
 // paper's algorithm), then for k >= 2 clusters (beyond the paper: its first item of

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-namespace ragged::plans::bound {
+namespace ragged::bound {
 
 double link_finish(std::span<const Transfer> transfers, Link link) {
   std::vector<Transfer> t;
@@ -185,4 +185,4 @@ double mean(std::span<const double> bounds) {
   return s / static_cast<double>(bounds.size());
 }
 
-}  // namespace ragged::plans::bound
+}  // namespace ragged::bound

@@ -1,85 +1,9 @@
-// Lower bounds on each rank's elapsed time (arrival to exit) in a collective, from the bytes
-// its own link must carry and the times those bytes come into existence. Pure functions of the
-// arrival times and the link model; the benchmark reports them beside every measurement
-// (tools/bench/pap.cpp, irregular.cpp, two_cluster.cpp; docs/bounds.md).
-//
-// The model: every rank has one link in each direction (a non-blocking switch, full duplex), a
-// message of m bytes occupies a link for alpha + m beta, and data flows into or out of a rank
-// only after it has arrived (rendezvous: a receive is posted at the arrival; the simulator
-// starts a transfer when both sides are there, Open MPI does so above its eager limit). A byte
-// that only rank j holds before j arrives exists from a_j on. Nothing else is assumed: data may
-// be split, merged, forwarded by any rank along any path, and computed on (reductions).
-//
-// One link, transfers with release times r_k and sizes b_k: the link cannot be done before
-//
-//   finish = max over t in {r_k} of  t + alpha + beta * sum_{k : r_k >= t} b_k       (1)
-//
-// (everything released at t or later crosses after t, in at least one message). With alpha = 0
-// this is the optimum (send in release order); with alpha > 0 it is below every schedule of whole
-// messages, by at most alpha per message but the first (tests/unit/lower_bound_test.cpp checks
-// both against brute force).
-//
-// Per collective, what rank i's links must carry (a_i its arrival, P ranks):
-//   allgather(v)   receive: every other rank's block b_j, released at max(a_i, a_j);
-//                  send: its own block once, released at max(a_i, min_{j != i} a_j).
-//   allreduce      receive: n bytes, every element of which depends on the latest other rank L:
-//                  released at max(a_i, a_L); send: its n bytes once, at max(a_i, min_j a_j).
-//   bcast          receive (rank i != root): the n bytes, at max(a_i, a_root); the root sends
-//                  them once, at max(a_root, earliest other).
-//   alltoall(v)    receive: the block of every other rank, at max(a_i, a_j); send: its block for
-//                  every other rank (only i has it), at max(a_i, earliest other): it may travel
-//                  through any rank that has arrived (Bruck forwards).
-//   gatherv        the root receives every other block at max(a_root, a_j); rank j sends its
-//                  block once, at max(a_j, earliest other) (through a tree's inner ranks).
-//   scatterv       the root sends every other block, at max(a_root, earliest other); rank j
-//                  receives its block at max(a_j, a_root).
-// A rank's sending link counts only where it owns data nobody else has: it cannot exit before
-// that data has left it (no buffering beyond the caller's buffers).
-// Rank i's bound is the later of its two link finishes minus a_i (at least 0).
+// The lower bounds are pure functions like every plan, and public (ragged/bounds.hpp) because
+// the benchmarks report them beside every measurement; plans::bound names them inside the core.
 #pragma once
 
-#include <cstddef>
-#include <span>
-#include <vector>
+#include "ragged/bounds.hpp"
 
-namespace ragged::plans::bound {
-
-/// Bytes that exist, for the link considered, from `release_s` on.
-struct Transfer {
-  double release_s = 0;
-  double bytes = 0;
-};
-
-/// The link model: a message of m bytes occupies a link for alpha + m beta seconds.
-struct Link {
-  double alpha = 0;
-  double beta = 0;
-};
-
-/// Formula (1): the earliest time one link can have carried every transfer. Transfers of 0
-/// bytes carry nothing; with none left the link constrains nothing: -infinity.
-double link_finish(std::span<const Transfer> transfers, Link link);
-
-/// Per-rank lower bounds on the elapsed time (seconds after each rank's arrival). `arrivals`
-/// has one entry per rank; `block_bytes[j]` is rank j's block.
-std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link);
-/// allgather with one block size.
-std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link);
-/// `bytes`: the vector each rank contributes and receives.
-std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link);
-/// `bytes`: the root's vector, which every other rank receives.
-std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link);
-/// `bytes[i][j]`: what rank i sends to rank j.
-std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
-                              Link link);
-/// alltoall with one block size.
-std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link);
-/// `block_bytes[j]`: what rank j sends to (gatherv) or receives from (scatterv) the root.
-std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link);
-std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
-                             Link link);
-
-/// The mean of per-rank bounds (0 for none).
-double mean(std::span<const double> bounds);
-
-}  // namespace ragged::plans::bound
+namespace ragged::plans {
+namespace bound = ragged::bound;
+}  // namespace ragged::plans

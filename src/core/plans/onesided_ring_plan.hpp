@@ -1,4 +1,4 @@
-// Schedule arithmetic of allreduce "onesided_ring" (seed 004 §IV-A): the segmented pipelined ring
+// Schedule arithmetic of allreduce "onesided_ring" (Iakymchuk et al. 2021, §IV-A): the segmented pipelined ring
 // as two streams of pieces per rank, the one it puts to its right neighbour and the one it takes
 // from its left neighbour. Pure functions, no communication.
 //

@@ -1,4 +1,4 @@
-// The plan of allreduce "prd", the prereduced direct exchange (ragged's own, beyond seed 002;
+// The plan of allreduce "prd", the prereduced direct exchange (ragged's own, beyond Proficz 2018;
 // docs/algorithms/prd.md). Pure functions of the (estimated) arrival times, the vector and the
 // link model; no communication.
 //

@@ -1,6 +1,6 @@
-// The schedule of PRR (prereduced ring, seed 002 §4.2), a pure function of the
+// The schedule of PRR (prereduced ring, Proficz 2018, §4.2), a pure function of the
 // (estimated) arrival times and the transfer time tau of one segment (n/P
-// bytes). No communication. The seed's listing is missing; this is ragged's
+// bytes). No communication. Proficz 2018's listing is missing; this is ragged's
 // design from the text (docs/algorithms/prr.md).
 //
 // The vector is cut into P segments, as for the ring. Each segment travels one
@@ -118,7 +118,7 @@ struct Schedule {
   /// Index in program(rank) of its first send (program(rank).size() if none): the steps before
   /// it only receive partials and need no input data, so the rank's agent can run them.
   [[nodiscard]] std::size_t first_send(int rank) const;
-  /// s_i of the seed: the segment rank `rank` sends first (-1 if none). In the ring it is
+  /// s_i of Proficz 2018: the segment rank `rank` sends first (-1 if none). In the ring it is
   /// rank - 1 (mod P); PRR moves it by the pre-steps.
   [[nodiscard]] int first_segment(int rank) const;
   /// The ranks `rank` sends to and receives from (its virtual ring neighbours), for the warm-up.

@@ -1,4 +1,4 @@
-// The chain of SLT (sorted linear tree, seed 002 §4.1) and its step model.
+// The chain of SLT (sorted linear tree, Proficz 2018, §4.1) and its step model.
 // Pure functions, no communication.
 //
 // SLT is allreduce "pipelined_linear" (plans/pipelined_linear_plan.hpp) on a
@@ -13,7 +13,7 @@
 //   chain (position 0..4): 4 0 2 1 3        rank 4 completes the reduction
 //
 // The step model (time in segment transfers tau, one segment per link
-// direction per step, as in figure 6 of the seed): the far end sends its
+// direction per step, as in figure 6 of Proficz 2018): the far end sends its
 // segments down one per step from its arrival; a rank passes segment t on one
 // step after it received it (and not before it arrived); position 0 sends the
 // result of t back up as soon as it holds it; every rank forwards each result
@@ -22,7 +22,7 @@
 // background part receives the partial segments that come before the rank's
 // estimated arrival).
 //
-// Figure 6 of the seed: P = 4, 5 segments, process 0 late by 4 tau. The
+// Figure 6 of Proficz 2018: P = 4, 5 segments, process 0 late by 4 tau. The
 // regular linear tree, process 0 first in the pipeline, takes 14 tau; SLT puts
 // it last (at position 0) and takes 12 tau (tests/unit/slt_order_test.cpp):
 //

@@ -29,7 +29,7 @@ inline std::vector<int> earliest_first(std::span<const double> arrivals) {
 }
 
 /// Ranks sorted by arrival, latest (slowest) first; equal arrivals in rank order.
-/// BDR's `pa` (listing 2 of seed 000, line 10).
+/// BDR's `pa` (listing 2 of Proficz 2021, line 10).
 inline std::vector<int> latest_first(std::span<const double> arrivals) {
   std::vector<int> order(arrivals.size());
   std::iota(order.begin(), order.end(), 0);

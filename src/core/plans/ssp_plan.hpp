@@ -1,4 +1,4 @@
-// The communication plans of the stale-synchronous allreduce (SspAllreduce, seed 004 §III-A,
+// The communication plans of the stale-synchronous allreduce (SspAllreduce, Iakymchuk et al. 2021, §III-A,
 // algorithm 1), as pure functions: which segment each rank sends to whom and receives from whom
 // at each step. Every rank has the same number of steps; step t is also the channel number: the
 // sender of step t writes into the receiver's slots of channel t, and the receiver returns its
@@ -19,7 +19,7 @@
 //     rank 4                -> 0                       <- 0
 //     rank 5                -> 1                       <- 1
 //
-// Ring (seed 004 §VII's future work): the vector in P segments, steps 0..P-2 the ring
+// Ring (future work in Iakymchuk et al. 2021, §VII): the vector in P segments, steps 0..P-2 the ring
 // reduce-scatter (send segment r-t-1 right, reduce segment r-t-2 from the left), steps
 // P-1..2P-3 the ring allgather (plans/ring_plan.hpp), every step a channel of its own.
 #pragma once

@@ -1,4 +1,4 @@
-// The arithmetic of the threshold (eventually consistent) broadcast and reduce (seed 004,
+// The arithmetic of the threshold (eventually consistent) broadcast and reduce (Iakymchuk et al. 2021,
 // §III-B): how much data a data threshold keeps, which ranks a process threshold keeps, and
 // the stages of the binomial tree. Pure functions, no communication; the tree itself is
 // plans/binomial_tree.hpp (relative ranks, the root is 0).

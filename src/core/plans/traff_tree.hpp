@@ -1,4 +1,4 @@
-// Träff's block-size-aware gather/scatter trees (seed 003, lemmas 1-4), as pure
+// Träff's block-size-aware gather/scatter trees (Träff 2018, lemmas 1-4), as pure
 // functions: the cube geometry, the merge rule, the oracle that builds the whole
 // tree from the full vector of block sizes, and the per-process state machine of
 // the distributed construction (lemma 3), which sees only its own block size and
@@ -30,7 +30,7 @@
 //   3. equal estimates: the cube with less data sends (lemma 1's tie rule);
 //   4. still equal: A sends to B (consistent; with equal blocks every gather root
 //      is then a fixed root and no notices are needed).
-// Graceful degradation (the improvement seed 003 §3 leaves undone): with a
+// Graceful degradation (the improvement Träff 2018 leaves undone in §3): with a
 // threshold T, a sending cube carrying more than T elements whose receiver is not
 // r's cube sends straight to r instead; the merged cube then carries only the
 // receiver's data (a "hole" where the sender was). Only r must know about such

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Puts a `ragged-bench pap --sweep table3 --format csv` grid beside seed 000's table 4.
+"""Puts a `ragged-bench pap --sweep table3 --format csv` grid beside Proficz 2021's table 4.
 
 usage: pap_beside_paper.py CELLS.csv [CELLS.csv ...] > table.md
 
 Each cell reads "ragged · ragged without bgd / paper": the best algorithm (upper case)
 and, when it is an arrival-aware one, its speedup over the best regular algorithm (RING,
 NEX, LNBC); the middle entry picks among the paper's five algorithms only.
-Seed 000's table 3 (P = 4..24) is garbled in the text extraction, so only table 4
+Proficz 2021's table 3 (P = 4..24) is garbled in the text extraction, so only table 4
 (P = 28..48) has paper cells; the others show ragged's alone.
 """
 import csv
@@ -14,7 +14,7 @@ import sys
 
 DELAYS_MS = [0, 1, 5, 10, 50, 100, 500]
 SIZES_K = [128, 256, 512, 1024, 2048]
-# Seed 000, table 4: rows per P, one row per size (128K..2M floats), one cell per delay.
+# Proficz 2021, table 4: rows per P, one row per size (128K..2M floats), one cell per delay.
 TABLE4 = {
     28: ["NEX NEX NEX NEX BDR1.01 BDR1.01 NEX",
          "RING RING BDR1.90 BDR1.74 BDR1.24 BDR1.04 BDR1.01",
