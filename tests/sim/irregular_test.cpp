@@ -217,13 +217,19 @@ std::vector<Param> params() {
   return out;
 }
 
-class Gatherv : public testing::TestWithParam<Param> {};
-class Scatterv : public testing::TestWithParam<Param> {};
+/// One algorithm at one P, and the cases of the sweep at that P.
+class IrregularSweep : public testing::TestWithParam<Param> {
+ protected:
+  const std::string name = std::get<0>(GetParam());
+  const int procs = std::get<1>(GetParam());
+  const std::vector<Case> cases = make_cases(procs);
+};
+
+class Gatherv : public IrregularSweep {};
+class Scatterv : public IrregularSweep {};
 
 TEST_P(Gatherv, EveryShapeRootLayoutAndInPlaceLandsEveryBlockAtItsDisplacement) {
-  const auto& [name, procs] = GetParam();
   const GatherCall call = gather_call(name);
-  const std::vector<Case> cases = make_cases(procs);
   simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
     const CollectiveOptions opts = sweep_options();
@@ -247,9 +253,7 @@ TEST_P(Gatherv, EveryShapeRootLayoutAndInPlaceLandsEveryBlockAtItsDisplacement) 
 }
 
 TEST_P(Scatterv, EveryShapeRootLayoutAndInPlaceGivesEveryRankItsBlock) {
-  const auto& [name, procs] = GetParam();
   const ScatterCall call = scatter_call(name);
-  const std::vector<Case> cases = make_cases(procs);
   simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
     const CollectiveOptions opts = sweep_options();
