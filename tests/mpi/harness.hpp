@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -117,6 +118,23 @@ inline int tally_verdict(const Tally& tally) {
     std::fflush(stdout);
   }
   return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
+}
+
+/// The exit code of a driver that runs under its own Session: rank 0 prints "<what> on <P>
+/// ranks: <passed> passed, <failed> failed"; 0 when nothing failed.
+inline int ranks_verdict(const char* what, const Tally& tally) {
+  if (world_rank() == 0) {
+    std::printf("%s on %d ranks: %ld passed, %ld failed\n", what, world_size(), tally.passed, tally.failed);
+  }
+  return tally.failed != 0 ? 1 : 0;
+}
+
+/// Ends the whole job after `program` caught `e` (the other ranks may be waiting for this one).
+[[noreturn]] inline void abort_job(const char* program, const std::exception& e) {
+  std::fprintf(stderr, "%s: %s\n", program, e.what());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::abort();  // MPI_Abort does not return
 }
 
 /// How main_of starts: whether MPI's errors on completion return (completion_errors_return),
