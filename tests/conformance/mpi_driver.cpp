@@ -146,20 +146,6 @@ int run_suite() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::unique_ptr<mpi::Session> session;
-  try {
-    session = std::make_unique<mpi::Session>(&argc, &argv);
-    mpitest::completion_errors_return();
-  } catch (const std::exception& e) {
-    std::printf("cannot start the mpi backend: %s\n", e.what());
-    return 2;
-  }
-  try {
-    return run_suite();
-  } catch (const std::exception& e) {
-    std::printf("[rank %d] fatal: %s\n", mpitest::world_rank(), e.what());
-    std::fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return 2;
+  return mpitest::main_of(&argc, &argv, run_suite,
+                          {.return_completion_errors = true, .cannot_start = "cannot start the mpi backend"});
 }

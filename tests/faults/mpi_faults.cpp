@@ -202,16 +202,10 @@ int main(int argc, char** argv) {
     absent_rank(tally);
     monitor_never_arrives(tally);
     agent_error(tally);
-    if (mpitest::world_rank() == 0) {
-      std::printf("mpi fault tests on %d ranks: %ld passed, %ld failed\n", mpitest::world_size(), tally.passed,
-                  tally.failed);
-    }
+    const int code = mpitest::ranks_verdict("mpi fault tests", tally);
     kept().clear();
-    return tally.failed != 0 ? 1 : 0;
+    return code;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "test_mpi_faults: %s\n", e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    mpitest::abort_job("test_mpi_faults", e);
   }
-  return 2;
 }

@@ -557,22 +557,6 @@ int run(Tally& tally) {
 }
 
 int main(int argc, char** argv) {
-  std::unique_ptr<mpi::Session> session;
-  try {
-    session = std::make_unique<mpi::Session>(&argc, &argv);
-    mpitest::completion_errors_return();
-  } catch (const std::exception& e) {
-    std::printf("cannot start: %s\n", e.what());
-    return 2;
-  }
   Tally tally;
-  try {
-    return run(tally);
-  } catch (const std::exception& e) {
-    // Other ranks may be waiting for this one: end the whole job.
-    std::printf("[rank %d] fatal: %s\n", mpitest::world_rank(), e.what());
-    std::fflush(stdout);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return 2;
+  return mpitest::main_of(&argc, &argv, [&] { return run(tally); }, {.return_completion_errors = true});
 }

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -92,27 +93,67 @@ struct Tally {
 };
 
 /// Counts a step every rank judged `ok` on its own: passed when all agree (all_agree, with
-/// `deadline_s`); rank 0 names a failed step. Returns whether it passed.
-inline bool tally_step(Tally& tally, const std::string& what, bool ok, double deadline_s = 90.0) {
+/// `deadline_s`), failed otherwise. Returns whether it passed.
+inline bool count_step(Tally& tally, const std::string& what, bool ok, double deadline_s = 90.0) {
   const bool all = all_agree(ok, what, deadline_s);
   if (all) {
     ++tally.passed;
   } else {
     ++tally.failed;
-    if (world_rank() == 0) say("FAILED: " + what);
   }
   return all;
 }
 
+/// count_step, and rank 0 names a failed step.
+inline bool tally_step(Tally& tally, const std::string& what, bool ok, double deadline_s = 90.0) {
+  const bool all = count_step(tally, what, ok, deadline_s);
+  if (!all && world_rank() == 0) say("FAILED: " + what);
+  return all;
+}
+
+/// A driver's exit code: rank 0 prints the tally; 0 when nothing failed and something passed.
+inline int tally_verdict(const Tally& tally) {
+  if (world_rank() == 0) {
+    std::printf("%ld passed, %ld failed\n", tally.passed, tally.failed);
+    std::fflush(stdout);
+  }
+  return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
+}
+
+/// The exit code of a driver that runs under its own Session: rank 0 prints "<what> on <P>
+/// ranks: <passed> passed, <failed> failed"; 0 when nothing failed.
+inline int ranks_verdict(const char* what, const Tally& tally) {
+  if (world_rank() == 0) {
+    std::printf("%s on %d ranks: %ld passed, %ld failed\n", what, world_size(), tally.passed, tally.failed);
+  }
+  return tally.failed != 0 ? 1 : 0;
+}
+
+/// Ends the whole job after `program` caught `e` (the other ranks may be waiting for this one).
+[[noreturn]] inline void abort_job(const char* program, const std::exception& e) {
+  std::fprintf(stderr, "%s: %s\n", program, e.what());
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  std::abort();  // MPI_Abort does not return
+}
+
+/// How main_of starts: whether MPI's errors on completion return (completion_errors_return),
+/// and the words before why the backend did not start.
+struct MainOptions {
+  bool return_completion_errors = false;
+  const char* cannot_start = "cannot start";
+};
+
 /// A test driver's main(): starts MPI (a ragged::mpi::Session), returns `run()`'s exit code, and
 /// aborts the job naming the rank when `run` throws (so the other ranks do not wait for it).
 template <class Run>
-int main_of(int* argc, char*** argv, Run run) {
+int main_of(int* argc, char*** argv, Run run, const MainOptions& options = {}) {
   std::unique_ptr<mpi::Session> session;
   try {
     session = std::make_unique<mpi::Session>(argc, argv);
+    if (options.return_completion_errors) completion_errors_return();
   } catch (const std::exception& e) {
-    std::printf("cannot start: %s\n", e.what());
+    std::printf("%s: %s\n", options.cannot_start, e.what());
     return 2;
   }
   try {

@@ -60,13 +60,18 @@ std::int64_t value(int src, int dst, std::size_t e) {
          1;
 }
 
+/// Options that hand the algorithms `layout`.
+CollectiveOptions with_layout(const ClusterLayout& layout) {
+  CollectiveOptions options;
+  options.hints.set<ClusterLayout>(std::make_shared<const ClusterLayout>(layout));
+  return options;
+}
+
 // alltoall: algorithm against native for one layout; returns false on a mismatch.
 bool check_alltoall(Comm& comm, const Algorithm& alg, const ClusterLayout& layout, mpitest::Tally& tally) {
   const int p = comm.size();
   const int me = comm.rank();
-  auto shared = std::make_shared<const ClusterLayout>(layout);
-  CollectiveOptions options;
-  options.hints.set<ClusterLayout>(shared);
+  const CollectiveOptions options = with_layout(layout);
   const AlltoallFn fn = Registry::instance().alltoall(alg.name);
   const AlltoallFn native = Registry::instance().alltoall("native");
   bool all_ok = true;
@@ -90,12 +95,7 @@ bool check_alltoall(Comm& comm, const Algorithm& alg, const ClusterLayout& layou
         const std::string step = "alltoall/" + alg.name + " layout " + describe(layout) + " count " +
                                  std::to_string(count) + " " + name_of(type) + (in_place ? " in place" : "");
         if (!ok) mpitest::say(step + ": differs from MPI_Alltoall");
-        if (mpitest::all_agree(ok, step)) {
-          ++tally.passed;
-        } else {
-          ++tally.failed;
-          all_ok = false;
-        }
+        if (!mpitest::count_step(tally, step, ok)) all_ok = false;
       }
     }
   }
@@ -105,9 +105,7 @@ bool check_alltoall(Comm& comm, const Algorithm& alg, const ClusterLayout& layou
 bool check_alltoallv(Comm& comm, const Algorithm& alg, const ClusterLayout& layout, mpitest::Tally& tally) {
   const int p = comm.size();
   const int me = comm.rank();
-  auto shared = std::make_shared<const ClusterLayout>(layout);
-  CollectiveOptions options;
-  options.hints.set<ClusterLayout>(shared);
+  const CollectiveOptions options = with_layout(layout);
   const AlltoallvFn fn = Registry::instance().alltoallv(alg.name);
   const AlltoallvFn native = Registry::instance().alltoallv("native");
   bool all_ok = true;
@@ -147,12 +145,7 @@ bool check_alltoallv(Comm& comm, const Algorithm& alg, const ClusterLayout& layo
       const std::string step = "alltoallv/" + alg.name + " layout " + describe(layout) + " scale " +
                                std::to_string(scale) + (in_place ? " in place" : "");
       if (!ok) mpitest::say(step + ": differs from MPI_Alltoallv");
-      if (mpitest::all_agree(ok, step)) {
-        ++tally.passed;
-      } else {
-        ++tally.failed;
-        all_ok = false;
-      }
+      if (!mpitest::count_step(tally, step, ok)) all_ok = false;
     }
   }
   return all_ok;
@@ -210,11 +203,7 @@ int run() {
     }
     check_backbone(*comm, *layout, tally);
   }
-  if (comm->rank() == 0) {
-    std::printf("%ld passed, %ld failed\n", tally.passed, tally.failed);
-    std::fflush(stdout);
-  }
-  return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
+  return mpitest::tally_verdict(tally);
 }
 
 }  // namespace

@@ -93,6 +93,50 @@ std::vector<int> roots_of(int p) {
   return r;
 }
 
+/// A root's whole buffer: rank r's values value_of(r, j) at displs[r] + j, `sentinel` around them.
+std::vector<std::int32_t> laid_out(const std::vector<int>& counts, const std::vector<int>& displs, int length) {
+  std::vector<std::int32_t> all(static_cast<std::size_t>(length), sentinel);
+  for (int r = 0; r < static_cast<int>(counts.size()); ++r) {
+    for (int j = 0; j < counts[static_cast<std::size_t>(r)]; ++j) {
+      all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + j)] = value_of(r, j);
+    }
+  }
+  return all;
+}
+
+std::string case_name(const char* collective, const Algorithm& alg, int problem, int root, int layout, bool inplace) {
+  return std::string(collective) + "/" + alg.name + " " + problem_name(problem) + " root " + std::to_string(root) +
+         " layout " + std::to_string(layout) + (inplace ? " in place" : "");
+}
+
+/// One case of a sweep: a problem's counts, a root, a layout of the displacements, in place or not.
+struct SweepCase {
+  int problem;
+  std::vector<int> counts;
+  int root;
+  int layout;
+  bool inplace;
+  std::vector<int> displs;
+  int length;  ///< of the root's buffer
+};
+
+/// Calls `check(c)` for every problem, root of roots_of(p), layout and in place or not, in that order.
+template <class Check>
+void for_every_case(int p, Check check) {
+  for (int problem = 0; problem < 9; ++problem) {
+    const std::vector<int> counts = counts_for(problem, p);
+    for (int root : roots_of(p)) {
+      for (int layout = 0; layout < 2; ++layout) {
+        for (bool inplace : {false, true}) {
+          std::vector<int> displs;
+          const int length = displs_for(layout, counts, displs);
+          check(SweepCase{problem, counts, root, layout, inplace, displs, length});
+        }
+      }
+    }
+  }
+}
+
 struct Counter {
   long passed = 0;
   long failed = 0;
@@ -125,49 +169,34 @@ void sweep_gatherv(Comm& comm, const Algorithm& alg, GathervFn native, Counter& 
   const int me = comm.rank();
   const CollectiveOptions opts{};
   const GathervFn fn = Registry::instance().gatherv(alg.name);
-  for (int problem = 0; problem < 9; ++problem) {
-    const std::vector<int> counts = counts_for(problem, p);
-    for (int root : roots_of(p)) {
-      for (int layout = 0; layout < 2; ++layout) {
-        for (bool inplace : {false, true}) {
-          std::vector<int> displs;
-          const int length = displs_for(layout, counts, displs);
-          std::vector<std::int32_t> mine(static_cast<std::size_t>(counts[static_cast<std::size_t>(me)]));
-          for (int j = 0; j < static_cast<int>(mine.size()); ++j) mine[static_cast<std::size_t>(j)] = value_of(me, j);
-          std::vector<std::int32_t> got(static_cast<std::size_t>(length), sentinel);
-          std::vector<std::int32_t> ref(static_cast<std::size_t>(length), sentinel);
-          const bool here = inplace && me == root;
-          if (here) {
-            for (int j = 0; j < counts[static_cast<std::size_t>(me)]; ++j) {
-              got[static_cast<std::size_t>(displs[static_cast<std::size_t>(me)] + j)] = value_of(me, j);
-              ref[static_cast<std::size_t>(displs[static_cast<std::size_t>(me)] + j)] = value_of(me, j);
-            }
-          }
-          const std::string what = "gatherv/" + alg.name + " " + problem_name(problem) + " root " +
-                                   std::to_string(root) + " layout " + std::to_string(layout) +
-                                   (inplace ? " in place" : "");
-          bool ok = guarded(
-              [&] {
-                fn(comm, here ? ragged::in_place : mine.data(), counts[static_cast<std::size_t>(me)], got.data(),
-                   counts, displs, DataType::int32, root, opts);
-                native(comm, here ? ragged::in_place : mine.data(), counts[static_cast<std::size_t>(me)], ref.data(),
-                       counts, displs, DataType::int32, root, opts);
-              },
-              what);
-          if (ok && me == root) {
-            std::vector<std::int32_t> want(static_cast<std::size_t>(length), sentinel);
-            for (int r = 0; r < p; ++r) {
-              for (int j = 0; j < counts[static_cast<std::size_t>(r)]; ++j) {
-                want[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + j)] = value_of(r, j);
-              }
-            }
-            ok = got == want && ref == want;
-          }
-          verdict(ok, what, counter);
-        }
+  for_every_case(p, [&](const SweepCase& c) {
+    const auto& [problem, counts, root, layout, inplace, displs, length] = c;
+    std::vector<std::int32_t> mine(static_cast<std::size_t>(counts[static_cast<std::size_t>(me)]));
+    for (int j = 0; j < static_cast<int>(mine.size()); ++j) mine[static_cast<std::size_t>(j)] = value_of(me, j);
+    std::vector<std::int32_t> got(static_cast<std::size_t>(length), sentinel);
+    std::vector<std::int32_t> ref(static_cast<std::size_t>(length), sentinel);
+    const bool here = inplace && me == root;
+    if (here) {
+      for (int j = 0; j < counts[static_cast<std::size_t>(me)]; ++j) {
+        got[static_cast<std::size_t>(displs[static_cast<std::size_t>(me)] + j)] = value_of(me, j);
+        ref[static_cast<std::size_t>(displs[static_cast<std::size_t>(me)] + j)] = value_of(me, j);
       }
     }
-  }
+    const std::string what = case_name("gatherv", alg, problem, root, layout, inplace);
+    bool ok = guarded(
+        [&] {
+          fn(comm, here ? ragged::in_place : mine.data(), counts[static_cast<std::size_t>(me)], got.data(), counts,
+             displs, DataType::int32, root, opts);
+          native(comm, here ? ragged::in_place : mine.data(), counts[static_cast<std::size_t>(me)], ref.data(), counts,
+                 displs, DataType::int32, root, opts);
+        },
+        what);
+    if (ok && me == root) {
+      const std::vector<std::int32_t> want = laid_out(counts, displs, length);
+      ok = got == want && ref == want;
+    }
+    verdict(ok, what, counter);
+  });
 }
 
 void sweep_scatterv(Comm& comm, const Algorithm& alg, ScattervFn native, Counter& counter) {
@@ -175,44 +204,29 @@ void sweep_scatterv(Comm& comm, const Algorithm& alg, ScattervFn native, Counter
   const int me = comm.rank();
   const CollectiveOptions opts{};
   const ScattervFn fn = Registry::instance().scatterv(alg.name);
-  for (int problem = 0; problem < 9; ++problem) {
-    const std::vector<int> counts = counts_for(problem, p);
-    for (int root : roots_of(p)) {
-      for (int layout = 0; layout < 2; ++layout) {
-        for (bool inplace : {false, true}) {
-          std::vector<int> displs;
-          const int length = displs_for(layout, counts, displs);
-          std::vector<std::int32_t> all(static_cast<std::size_t>(length), sentinel);
-          for (int r = 0; r < p; ++r) {
-            for (int j = 0; j < counts[static_cast<std::size_t>(r)]; ++j) {
-              all[static_cast<std::size_t>(displs[static_cast<std::size_t>(r)] + j)] = value_of(r, j);
-            }
-          }
-          const int count = counts[static_cast<std::size_t>(me)];
-          std::vector<std::int32_t> got(static_cast<std::size_t>(count) + 2, sentinel);
-          std::vector<std::int32_t> ref(static_cast<std::size_t>(count) + 2, sentinel);
-          const bool here = inplace && me == root;
-          void* recv_got = here ? const_cast<void*>(ragged::in_place) : got.data();
-          void* recv_ref = here ? const_cast<void*>(ragged::in_place) : ref.data();
-          const std::string what = "scatterv/" + alg.name + " " + problem_name(problem) + " root " +
-                                   std::to_string(root) + " layout " + std::to_string(layout) +
-                                   (inplace ? " in place" : "");
-          bool ok = guarded(
-              [&] {
-                fn(comm, all.data(), counts, displs, recv_got, count, DataType::int32, root, opts);
-                native(comm, all.data(), counts, displs, recv_ref, count, DataType::int32, root, opts);
-              },
-              what);
-          if (ok && !here) {
-            std::vector<std::int32_t> want(static_cast<std::size_t>(count) + 2, sentinel);
-            for (int j = 0; j < count; ++j) want[static_cast<std::size_t>(j)] = value_of(me, j);
-            ok = got == want && ref == want;
-          }
-          verdict(ok, what, counter);
-        }
-      }
+  for_every_case(p, [&](const SweepCase& c) {
+    const auto& [problem, counts, root, layout, inplace, displs, length] = c;
+    std::vector<std::int32_t> all = laid_out(counts, displs, length);
+    const int count = counts[static_cast<std::size_t>(me)];
+    std::vector<std::int32_t> got(static_cast<std::size_t>(count) + 2, sentinel);
+    std::vector<std::int32_t> ref(static_cast<std::size_t>(count) + 2, sentinel);
+    const bool here = inplace && me == root;
+    void* recv_got = here ? const_cast<void*>(ragged::in_place) : got.data();
+    void* recv_ref = here ? const_cast<void*>(ragged::in_place) : ref.data();
+    const std::string what = case_name("scatterv", alg, problem, root, layout, inplace);
+    bool ok = guarded(
+        [&] {
+          fn(comm, all.data(), counts, displs, recv_got, count, DataType::int32, root, opts);
+          native(comm, all.data(), counts, displs, recv_ref, count, DataType::int32, root, opts);
+        },
+        what);
+    if (ok && !here) {
+      std::vector<std::int32_t> want(static_cast<std::size_t>(count) + 2, sentinel);
+      for (int j = 0; j < count; ++j) want[static_cast<std::size_t>(j)] = value_of(me, j);
+      ok = got == want && ref == want;
     }
-  }
+    verdict(ok, what, counter);
+  });
 }
 
 int run() {

@@ -47,38 +47,8 @@ int run() {
   std::uint64_t salt = 0;
   for (int root = 0; root < p; ++root) {
     std::vector<Case> cases;
-    for (double t : test::threshold::thresholds()) {
-      for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
-        for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
-          for (bool in_place : {false, true}) {
-            if (kind == Kind::bcast && in_place) continue;
-            Case c;
-            c.kind = kind;
-            c.root = root;
-            c.count = count;
-            c.threshold = t;
-            c.in_place = in_place;
-            c.salt = ++salt;
-            c.float64 = salt % 2 == 0;
-            c.max_op = salt % 3 == 0;
-            c.stagger_seconds = salt % 2 == 1 ? 1e-3 : 0.0;
-            cases.push_back(c);
-          }
-        }
-      }
-    }
-    for (double t : {0.25, 1.0}) {
-      for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
-        Case c;
-        c.kind = kind;
-        c.root = root;
-        c.count = 100003;
-        c.threshold = t;
-        c.salt = ++salt;
-        c.float64 = true;
-        cases.push_back(c);
-      }
-    }
+    test::threshold::add_sweep_cases(cases, root, 1e-3, salt);
+    for (double t : {0.25, 1.0}) test::threshold::add_large_cases(cases, root, t, 0.0, salt);
     run_cases(*comm, cases, "sweep root " + std::to_string(root), tally);
   }
   // Consecutive calls, a slow rank every third call: the others run ahead as far as the
@@ -153,11 +123,7 @@ int run() {
                           ok && all > 0);
     }
   }
-  if (comm->rank() == 0) {
-    std::printf("%ld passed, %ld failed\n", tally.passed, tally.failed);
-    std::fflush(stdout);
-  }
-  return tally.failed == 0 && tally.passed > 0 ? 0 : 1;
+  return mpitest::tally_verdict(tally);
 }
 
 }  // namespace

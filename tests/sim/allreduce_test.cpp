@@ -28,6 +28,7 @@
 #include "support/check.hpp"
 #include "support/patterns.hpp"
 #include "support/registered.hpp"
+#include "support/sim_sweep.hpp"
 
 namespace ragged {
 namespace {
@@ -39,21 +40,7 @@ constexpr std::byte fill{0xC3};
 constexpr std::array<DataType, 4> types{DataType::int32, DataType::int64, DataType::float32, DataType::float64};
 constexpr std::array<OpKind, 4> kinds{OpKind::sum, OpKind::prod, OpKind::min, OpKind::max};
 
-ReduceOp op_of(OpKind kind) {
-  switch (kind) {
-    case OpKind::sum:
-      return ReduceOp::sum();
-    case OpKind::prod:
-      return ReduceOp::prod();
-    case OpKind::min:
-      return ReduceOp::min();
-    case OpKind::max:
-      return ReduceOp::max();
-    case OpKind::custom:
-      break;
-  }
-  throw std::logic_error("not a built-in operator");
-}
+using test::builtin_op;
 
 /// What rank `rank` contributes at `index` under `kind`.
 std::int64_t input(OpKind kind, int rank, std::size_t index) {
@@ -98,54 +85,46 @@ Data make_data(int procs, std::size_t max_count) {
 std::string where(const std::string& name, int rank, std::size_t count, DataType type, OpKind kind, bool inplace) {
   std::ostringstream os;
   os << "allreduce " << name << " rank " << rank << " count " << count << " " << name_of(type) << " "
-     << op_of(kind).label << (inplace ? " in place" : "");
+     << builtin_op(kind).label << (inplace ? " in place" : "");
   return os.str();
 }
 
 void check_rejects_null_buffers(Comm& comm, AllreduceFn fn) {
   const CollectiveOptions none;
   std::array<std::int32_t, 4> buf{};
-  for (const char* argument : {"sendbuf", "recvbuf"}) {
-    const bool null_send = std::string(argument) == "sendbuf";
-    bool threw = false;
-    try {
-      fn(comm, null_send ? nullptr : buf.data(), null_send ? buf.data() : nullptr, 1, DataType::int32, ReduceOp::sum(),
-         none);
-    } catch (const InvalidArgument& e) {
-      threw = true;
-      RAGGED_CHECK_EQ(e.argument(), std::string(argument));
-    }
-    RAGGED_CHECK(threw);
-  }
+  test::check_rejects_null_buffers(buf.data(), [&](const void* send, void* recv) {
+    fn(comm, send, recv, 1, DataType::int32, ReduceOp::sum(), none);
+  });
 }
 
 using Param = std::tuple<std::string, int>;
 
-class Allreduce : public testing::TestWithParam<Param> {};
-
-TEST_P(Allreduce, EveryCountTypeOpAndInPlaceReducesExactly) {
-  // plain copies, not structured bindings: the rank lambda captures them
+/// One algorithm at one P: its function, the sweep's counts and the data, built before the
+/// simulation.
+class AllreduceSweep : public testing::TestWithParam<Param> {
+ protected:
+  // plain members, not structured bindings: the rank lambda captures them
   const std::string name = std::get<0>(GetParam());
   const int procs = std::get<1>(GetParam());
   const AllreduceFn fn = Registry::instance().allreduce(name);
   const std::vector<std::size_t> counts = test::sweep_counts(procs);
   const Data data = make_data(procs, *std::max_element(counts.begin(), counts.end()));
+};
 
-  sim::Config config;
-  config.platform = "cluster-1gbe-48";
-  config.procs = procs;
+class Allreduce : public AllreduceSweep {};
+
+TEST_P(Allreduce, EveryCountTypeOpAndInPlaceReducesExactly) {
   int calls = 0;
-  sim::run(config, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const auto me = static_cast<std::size_t>(comm.rank());
     check_rejects_null_buffers(comm, fn);
-    CollectiveOptions options;
-    options.timeout = 600.0;  // simulated seconds: far beyond any of these calls
+    const CollectiveOptions options = test::sweep_options();
     for (std::size_t count : counts) {
       for (std::size_t t = 0; t < types.size(); ++t) {
         const DataType type = types[t];
         const std::size_t bytes = count * size_of(type);
         for (std::size_t o = 0; o < kinds.size(); ++o) {
-          const ReduceOp op = op_of(kinds[o]);
+          const ReduceOp op = builtin_op(kinds[o]);
           const std::byte* mine = data.inputs[t][input_set(kinds[o])][me].data();
           for (bool inplace : {false, true}) {
             Bytes recv(bytes + guard_bytes, fill);
@@ -232,25 +211,15 @@ std::shared_ptr<const ArrivalSnapshot> snapshot_of(Arrivals kind, int procs) {
   return std::make_shared<const ArrivalSnapshot>(std::move(a), LinkModel{50e-6, 1.0 / 119.5e6}, 0);
 }
 
-class AllreduceArrival : public testing::TestWithParam<Param> {};
+class AllreduceArrival : public AllreduceSweep {};
 
 TEST_P(AllreduceArrival, EverySnapshotCountTypeAndOpReducesExactly) {
-  const std::string name = std::get<0>(GetParam());
-  const int procs = std::get<1>(GetParam());
-  const AllreduceFn fn = Registry::instance().allreduce(name);
-  const std::vector<std::size_t> counts = test::sweep_counts(procs);
-  const Data data = make_data(procs, *std::max_element(counts.begin(), counts.end()));
-
-  sim::Config config;
-  config.platform = "cluster-1gbe-48";
-  config.procs = procs;
   int calls = 0;
-  sim::run(config, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const auto me = static_cast<std::size_t>(comm.rank());
     bool inplace = false;
     for (Arrivals kind : every_arrival) {
-      CollectiveOptions options;
-      options.timeout = 600.0;
+      CollectiveOptions options = test::sweep_options();
       options.hints.set<ArrivalSnapshot>(snapshot_of(kind, procs));
       for (std::size_t count : counts) {
         for (std::size_t t : {std::size_t{0}, std::size_t{3}}) {  // int32, float64
@@ -262,7 +231,7 @@ TEST_P(AllreduceArrival, EverySnapshotCountTypeAndOpReducesExactly) {
             inplace = !inplace;
             Bytes recv(bytes + guard_bytes, fill);
             if (inplace) std::memcpy(recv.data(), mine, bytes);
-            fn(comm, inplace ? in_place : mine, recv.data(), count, type, op_of(kinds[o]), options);
+            fn(comm, inplace ? in_place : mine, recv.data(), count, type, builtin_op(kinds[o]), options);
             const std::string what = where(name, comm.rank(), count, type, kinds[o], inplace) + " arrivals " +
                                      std::to_string(static_cast<int>(kind));
             if (bytes != 0 && std::memcmp(recv.data(), data.results[t][o].data(), bytes) != 0) {

@@ -22,38 +22,14 @@
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/matrix_op.hpp"
+#include "support/scoped_env.hpp"
 
 namespace ragged {
 namespace {
 
 sim::Config config(int procs) { return sim::Config{.platform = "cluster-1gbe-48", .procs = procs}; }
 
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) {
-      old_ = old;
-      had_ = true;
-    }
-    ::setenv(name, value.c_str(), 1);
-    reread_environment();  // selection reads the environment once per process
-  }
-  ~ScopedEnv() {
-    if (had_) {
-      ::setenv(name_.c_str(), old_.c_str(), 1);
-    } else {
-      ::unsetenv(name_.c_str());
-    }
-    reread_environment();
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::string old_;
-  bool had_ = false;
-};
+using test::ScopedEnv;
 
 std::vector<std::string> names_of(Collective c) {
   std::vector<std::string> out;

@@ -28,6 +28,7 @@
 #include "support/check.hpp"
 #include "support/patterns.hpp"
 #include "support/registered.hpp"
+#include "support/sim_sweep.hpp"
 
 namespace ragged {
 namespace {
@@ -55,16 +56,21 @@ std::optional<std::size_t> threshold_of(const std::string& name) {
   return std::nullopt;
 }
 
+/// `o` with Träff's tree forced, at direct threshold `t`.
+CollectiveOptions traff_with(const CollectiveOptions& o, std::optional<std::size_t> t) {
+  auto to = std::make_shared<TraffOptions>();
+  to->direct_threshold_bytes = t;
+  CollectiveOptions with = o;
+  with.algorithm = "traff";
+  with.hints.set(to);
+  return with;
+}
+
 GatherCall gather_call(const std::string& name) {
   if (const auto t = threshold_of(name)) {
     return [t](Comm& c, const void* s, int n, void* r, std::span<const int> rc, std::span<const int> d, DataType ty,
                int root, const CollectiveOptions& o) -> const Algorithm& {
-      auto to = std::make_shared<TraffOptions>();
-      to->direct_threshold_bytes = t;
-      CollectiveOptions with = o;
-      with.algorithm = "traff";
-      with.hints.set(to);
-      return gatherv(c, s, n, r, rc, d, ty, root, with);
+      return gatherv(c, s, n, r, rc, d, ty, root, traff_with(o, t));
     };
   }
   return Registry::instance().gatherv(name);
@@ -74,12 +80,7 @@ ScatterCall scatter_call(const std::string& name) {
   if (const auto t = threshold_of(name)) {
     return [t](Comm& c, const void* s, std::span<const int> sc, std::span<const int> d, void* r, int n, DataType ty,
                int root, const CollectiveOptions& o) -> const Algorithm& {
-      auto to = std::make_shared<TraffOptions>();
-      to->direct_threshold_bytes = t;
-      CollectiveOptions with = o;
-      with.algorithm = "traff";
-      with.hints.set(to);
-      return scatterv(c, s, sc, d, r, n, ty, root, with);
+      return scatterv(c, s, sc, d, r, n, ty, root, traff_with(o, t));
     };
   }
   return Registry::instance().scatterv(name);
@@ -199,18 +200,8 @@ void expect_bytes(const Bytes& got, const Bytes& want, const std::string& what) 
   throw CheckFailed(what + ": first wrong byte at " + std::to_string(i));
 }
 
-CollectiveOptions options() {
-  CollectiveOptions o;
-  o.timeout = 600.0;
-  return o;
-}
-
-void simulate(int procs, const std::function<void(Comm&)>& rank_main) {
-  sim::Config config;
-  config.platform = "cluster-1gbe-48";
-  config.procs = procs;
-  sim::run(config, rank_main);
-}
+using test::simulate;
+using test::sweep_options;
 
 using Param = std::tuple<std::string, int>;
 
@@ -226,16 +217,22 @@ std::vector<Param> params() {
   return out;
 }
 
-class Gatherv : public testing::TestWithParam<Param> {};
-class Scatterv : public testing::TestWithParam<Param> {};
+/// One algorithm at one P, and the cases of the sweep at that P.
+class IrregularSweep : public testing::TestWithParam<Param> {
+ protected:
+  const std::string name = std::get<0>(GetParam());
+  const int procs = std::get<1>(GetParam());
+  const std::vector<Case> cases = make_cases(procs);
+};
+
+class Gatherv : public IrregularSweep {};
+class Scatterv : public IrregularSweep {};
 
 TEST_P(Gatherv, EveryShapeRootLayoutAndInPlaceLandsEveryBlockAtItsDisplacement) {
-  const auto& [name, procs] = GetParam();
   const GatherCall call = gather_call(name);
-  const std::vector<Case> cases = make_cases(procs);
   simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
-    const CollectiveOptions opts = options();
+    const CollectiveOptions opts = sweep_options();
     for (const Case& c : cases) {
       const Bytes mine = block_of(me, c.counts[static_cast<std::size_t>(me)], c.type);
       if (me != c.root) {
@@ -256,12 +253,10 @@ TEST_P(Gatherv, EveryShapeRootLayoutAndInPlaceLandsEveryBlockAtItsDisplacement) 
 }
 
 TEST_P(Scatterv, EveryShapeRootLayoutAndInPlaceGivesEveryRankItsBlock) {
-  const auto& [name, procs] = GetParam();
   const ScatterCall call = scatter_call(name);
-  const std::vector<Case> cases = make_cases(procs);
   simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
-    const CollectiveOptions opts = options();
+    const CollectiveOptions opts = sweep_options();
     for (const Case& c : cases) {
       const int count = c.counts[static_cast<std::size_t>(me)];
       const std::size_t e = size_of(c.type);
@@ -410,9 +405,9 @@ TEST_P(IrregularDisagreement, TheRootReportsItAfterTheCall) {
           Bytes buf(static_cast<std::size_t>(4 * p) * 4 + 64);
           const int own = me == liar ? 3 : 4;  // the liar's block is one element short
           if (me == root) {
-            gather(c, mine.data(), 4, buf.data(), counts, displs, DataType::int32, root, options());
+            gather(c, mine.data(), 4, buf.data(), counts, displs, DataType::int32, root, sweep_options());
           } else {
-            gather(c, mine.data(), own, buf.data(), counts, displs, DataType::int32, root, options());
+            gather(c, mine.data(), own, buf.data(), counts, displs, DataType::int32, root, sweep_options());
           }
           finished[static_cast<std::size_t>(me)] = 1;
         });
@@ -431,9 +426,9 @@ TEST_P(IrregularDisagreement, TheRootReportsItAfterTheCall) {
           Bytes buf(64);
           const int own = me == liar ? 5 : 4;  // the liar expects one element more
           if (me == root) {
-            scatter(c, all.data(), counts, displs, buf.data(), 4, DataType::int32, root, options());
+            scatter(c, all.data(), counts, displs, buf.data(), 4, DataType::int32, root, sweep_options());
           } else {
-            scatter(c, nullptr, {}, {}, buf.data(), own, DataType::int32, root, options());
+            scatter(c, nullptr, {}, {}, buf.data(), own, DataType::int32, root, sweep_options());
           }
         });
       } catch (const InvalidArgument& e) {

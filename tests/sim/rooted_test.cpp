@@ -26,6 +26,7 @@
 #include "support/check.hpp"
 #include "support/patterns.hpp"
 #include "support/registered.hpp"
+#include "support/sim_sweep.hpp"
 
 namespace ragged {
 namespace {
@@ -41,22 +42,6 @@ constexpr std::array<DataType, 5> every_type{DataType::int32, DataType::int64, D
 constexpr std::array<OpKind, 4> builtin_ops{OpKind::sum, OpKind::prod, OpKind::min, OpKind::max};
 
 std::size_t type_index(DataType type) { return static_cast<std::size_t>(type); }
-
-ReduceOp make_op(OpKind kind) {
-  switch (kind) {
-    case OpKind::sum:
-      return ReduceOp::sum();
-    case OpKind::prod:
-      return ReduceOp::prod();
-    case OpKind::min:
-      return ReduceOp::min();
-    case OpKind::max:
-      return ReduceOp::max();
-    case OpKind::custom:
-      break;
-  }
-  throw std::logic_error("no built-in operator");
-}
 
 /// The value rank `rank` contributes at `index` to a product: 1 or 2, so a product over
 /// P ranks is a power of two, exact in float and double and wrapping in int32.
@@ -158,17 +143,27 @@ void expect_bad_root_rejected(Comm& comm, Call call) {
   }
 }
 
-CollectiveOptions options() {
-  CollectiveOptions o;
-  o.timeout = 600.0;  // simulated seconds; far more than any call here takes
-  return o;
+/// A gather or a scatter `fn` (the same arguments) rejects a bad root (expect_bad_root_rejected).
+template <class Fn>
+void expect_bad_root_rejected_by(Comm& comm, Fn fn, const CollectiveOptions& opts) {
+  const auto P = static_cast<std::size_t>(comm.size());
+  expect_bad_root_rejected(comm, [&](int root) {
+    std::vector<std::int32_t> x(P);
+    fn(comm, x.data(), x.data(), 1, DataType::int32, root, opts);
+  });
 }
 
-void simulate(int procs, const std::function<void(Comm&)>& rank_main) {
-  sim::Config config;
-  config.platform = "cluster-1gbe-48";
-  config.procs = procs;
-  sim::run(config, rank_main);
+/// Calls `check(w)` for every root, count of the sweep, datatype and in place or not, in that
+/// order, `w` naming the case at rank `me` of `algorithm`.
+template <class Check>
+void for_every_case_in_place_or_not(int procs, const std::string& algorithm, int me, Check check) {
+  for (int root = 0; root < procs; ++root) {
+    for (std::size_t count : test::sweep_counts(procs)) {
+      for (DataType type : every_type) {
+        for (bool in_place : {false, true}) check(Where{algorithm.c_str(), me, root, count, type, in_place});
+      }
+    }
+  }
 }
 
 using Param = std::tuple<std::string, int>;  // algorithm name, P
@@ -194,9 +189,9 @@ TEST_P(Bcast, EveryRootCountAndTypeGetsTheRootsData) {
   const BcastFn fn = Registry::instance().bcast(name);
   const Data data = make_data(procs, false);
   const std::string algorithm = "bcast " + name;
-  simulate(procs, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
-    const CollectiveOptions opts = options();
+    const CollectiveOptions opts = test::sweep_options();
     expect_bad_root_rejected(comm, [&](int root) {
       std::int32_t x = 0;
       fn(comm, &x, 1, DataType::int32, root, opts);
@@ -229,41 +224,32 @@ TEST_P(Gather, EveryRootCountTypeAndInPlaceGathersInRankOrder) {
   const GatherFn fn = Registry::instance().gather(name);
   const Data data = make_data(procs, false);
   const std::string algorithm = "gather " + name;
-  simulate(procs, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
     const auto P = static_cast<std::size_t>(procs);
-    const CollectiveOptions opts = options();
-    expect_bad_root_rejected(comm, [&](int root) {
-      std::vector<std::int32_t> x(P);
-      fn(comm, x.data(), x.data(), 1, DataType::int32, root, opts);
-    });
-    for (int root = 0; root < procs; ++root) {
-      for (std::size_t count : test::sweep_counts(procs)) {
-        for (DataType type : every_type) {
-          for (bool in_place : {false, true}) {
-            const Where w{algorithm.c_str(), me, root, count, type, in_place};
-            const std::size_t bytes = count * size_of(type);
-            const auto& rows = data.rows[type_index(type)];
-            const Bytes& mine = rows[static_cast<std::size_t>(me)];
-            const void* send = count == 0 ? nullptr : mine.data();
-            if (me != root) {
-              fn(comm, send, nullptr, count, type, root, opts);  // recvbuf is not significant here
-              continue;
-            }
-            Bytes out = guarded(P * bytes);
-            if (in_place) {
-              std::memcpy(out.data() + static_cast<std::size_t>(root) * bytes, mine.data(), bytes);
-              send = ragged::in_place;
-            }
-            fn(comm, send, out.data(), count, type, root, opts);
-            for (std::size_t r = 0; r < P; ++r) {
-              check_equal(out.data() + r * bytes, rows[r].data(), count, w, ("block " + std::to_string(r)).c_str());
-            }
-            check_guard(out, w);
-          }
-        }
+    const CollectiveOptions opts = test::sweep_options();
+    expect_bad_root_rejected_by(comm, fn, opts);
+    for_every_case_in_place_or_not(procs, algorithm, me, [&](const Where& w) {
+      const auto [root, count, type, in_place] = std::tuple(w.root, w.count, w.type, w.in_place);
+      const std::size_t bytes = count * size_of(type);
+      const auto& rows = data.rows[type_index(type)];
+      const Bytes& mine = rows[static_cast<std::size_t>(me)];
+      const void* send = count == 0 ? nullptr : mine.data();
+      if (me != root) {
+        fn(comm, send, nullptr, count, type, root, opts);  // recvbuf is not significant here
+        return;
       }
-    }
+      Bytes out = guarded(P * bytes);
+      if (in_place) {
+        std::memcpy(out.data() + static_cast<std::size_t>(root) * bytes, mine.data(), bytes);
+        send = ragged::in_place;
+      }
+      fn(comm, send, out.data(), count, type, root, opts);
+      for (std::size_t r = 0; r < P; ++r) {
+        check_equal(out.data() + r * bytes, rows[r].data(), count, w, ("block " + std::to_string(r)).c_str());
+      }
+      check_guard(out, w);
+    });
   });
 }
 
@@ -278,47 +264,38 @@ TEST_P(Scatter, EveryRootCountTypeAndInPlaceDeliversEachRankItsBlock) {
   const ScatterFn fn = Registry::instance().scatter(name);
   const Data data = make_data(procs, false);
   const std::string algorithm = "scatter " + name;
-  simulate(procs, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
     const auto P = static_cast<std::size_t>(procs);
-    const CollectiveOptions opts = options();
-    expect_bad_root_rejected(comm, [&](int root) {
-      std::vector<std::int32_t> x(P);
-      fn(comm, x.data(), x.data(), 1, DataType::int32, root, opts);
-    });
-    for (int root = 0; root < procs; ++root) {
-      for (std::size_t count : test::sweep_counts(procs)) {
-        for (DataType type : every_type) {
-          for (bool in_place : {false, true}) {
-            const Where w{algorithm.c_str(), me, root, count, type, in_place};
-            const std::size_t bytes = count * size_of(type);
-            const auto& rows = data.rows[type_index(type)];
-            const Bytes& want = rows[static_cast<std::size_t>(me)];
-            Bytes out = guarded(bytes);
-            if (me != root) {
-              fn(comm, nullptr, count == 0 ? nullptr : out.data(), count, type, root, opts);  // sendbuf: not here
-              check_equal(out.data(), want.data(), count, w, "recvbuf");
-              check_guard(out, w);
-              continue;
-            }
-            Bytes send = guarded(P * bytes);
-            for (std::size_t r = 0; r < P; ++r) std::memcpy(send.data() + r * bytes, rows[r].data(), bytes);
-            // MPI_Scatter's MPI_IN_PLACE: the root passes it as recvbuf and keeps its block in sendbuf.
-            void* recv = in_place ? const_cast<void*>(ragged::in_place) : out.data();
-            fn(comm, count == 0 ? nullptr : send.data(), recv, count, type, root, opts);
-            for (std::size_t r = 0; r < P; ++r) {
-              check_equal(send.data() + r * bytes, rows[r].data(), count, w, "sendbuf (must stay unchanged)");
-            }
-            if (!in_place) check_equal(out.data(), want.data(), count, w, "recvbuf");
-            for (std::size_t i = 0; i < out.size() && in_place; ++i) {
-              if (out[i] != sentinel) fail(w, "in place, yet wrote to the root's unused buffer");
-            }
-            check_guard(out, w);
-            check_guard(send, w);
-          }
-        }
+    const CollectiveOptions opts = test::sweep_options();
+    expect_bad_root_rejected_by(comm, fn, opts);
+    for_every_case_in_place_or_not(procs, algorithm, me, [&](const Where& w) {
+      const auto [root, count, type, in_place] = std::tuple(w.root, w.count, w.type, w.in_place);
+      const std::size_t bytes = count * size_of(type);
+      const auto& rows = data.rows[type_index(type)];
+      const Bytes& want = rows[static_cast<std::size_t>(me)];
+      Bytes out = guarded(bytes);
+      if (me != root) {
+        fn(comm, nullptr, count == 0 ? nullptr : out.data(), count, type, root, opts);  // sendbuf: not here
+        check_equal(out.data(), want.data(), count, w, "recvbuf");
+        check_guard(out, w);
+        return;
       }
-    }
+      Bytes send = guarded(P * bytes);
+      for (std::size_t r = 0; r < P; ++r) std::memcpy(send.data() + r * bytes, rows[r].data(), bytes);
+      // MPI_Scatter's MPI_IN_PLACE: the root passes it as recvbuf and keeps its block in sendbuf.
+      void* recv = in_place ? const_cast<void*>(ragged::in_place) : out.data();
+      fn(comm, count == 0 ? nullptr : send.data(), recv, count, type, root, opts);
+      for (std::size_t r = 0; r < P; ++r) {
+        check_equal(send.data() + r * bytes, rows[r].data(), count, w, "sendbuf (must stay unchanged)");
+      }
+      if (!in_place) check_equal(out.data(), want.data(), count, w, "recvbuf");
+      for (std::size_t i = 0; i < out.size() && in_place; ++i) {
+        if (out[i] != sentinel) fail(w, "in place, yet wrote to the root's unused buffer");
+      }
+      check_guard(out, w);
+      check_guard(send, w);
+    });
   });
 }
 
@@ -333,9 +310,9 @@ TEST_P(Reduce, EveryRootCountTypeOperatorAndInPlaceReducesExactly) {
   const ReduceFn fn = Registry::instance().reduce(name);
   const Data data = make_data(procs, true);
   const std::string algorithm = "reduce " + name;
-  simulate(procs, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
-    const CollectiveOptions opts = options();
+    const CollectiveOptions opts = test::sweep_options();
     expect_bad_root_rejected(comm, [&](int root) {
       std::int32_t x = 1;
       std::int32_t y = 0;
@@ -345,7 +322,7 @@ TEST_P(Reduce, EveryRootCountTypeOperatorAndInPlaceReducesExactly) {
       for (std::size_t count : test::sweep_counts(procs)) {
         for (DataType type : test::all_types) {
           for (std::size_t o = 0; o < builtin_ops.size(); ++o) {
-            const ReduceOp op = make_op(builtin_ops[o]);
+            const ReduceOp op = test::builtin_op(builtin_ops[o]);
             for (bool in_place : {false, true}) {
               Where w{algorithm.c_str(), me, root, count, type, in_place};
               w.op = op.label.c_str();
@@ -407,9 +384,9 @@ TEST_P(Reduce, NonCommutativeOperatorKeepsRankOrderForEveryRoot) {
   for (int r = 0; r < procs; ++r) rows.emplace_back(max_count, interval(r, r));
   const std::vector<std::int64_t> want(max_count, interval(0, procs - 1));
   const ReduceOp op = concatenation();
-  simulate(procs, [&](Comm& comm) {
+  test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
-    const CollectiveOptions opts = options();
+    const CollectiveOptions opts = test::sweep_options();
     for (int root = 0; root < procs; ++root) {
       for (std::size_t count : test::sweep_counts(procs)) {
         for (bool in_place : {false, true}) {

@@ -57,43 +57,10 @@ TEST_P(ThresholdSweep, ExactOnTheDocumentedPartUntouchedElsewhere) {
   const int procs = GetParam();
   std::vector<Case> cases;
   std::uint64_t salt = 0;
-  for (int root : roots_of(procs)) {
-    for (double t : test::threshold::thresholds()) {
-      for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
-        for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
-          for (bool in_place : {false, true}) {
-            if (kind == Kind::bcast && in_place) continue;
-            Case c;
-            c.kind = kind;
-            c.root = root;
-            c.count = count;
-            c.threshold = t;
-            c.in_place = in_place;
-            c.salt = ++salt;
-            c.float64 = salt % 2 == 0;
-            c.max_op = salt % 3 == 0;
-            c.stagger_seconds = salt % 2 == 1 ? 2e-3 : 0.0;
-            cases.push_back(c);
-          }
-        }
-      }
-    }
-  }
+  for (int root : roots_of(procs)) test::threshold::add_sweep_cases(cases, root, 2e-3, salt);
   // A large count at a few thresholds, from the first and the last root.
   for (int root : {0, procs - 1}) {
-    for (double t : {0.25, 1.0, 0.33}) {
-      for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
-        Case c;
-        c.kind = kind;
-        c.root = root;
-        c.count = 100003;
-        c.threshold = t;
-        c.salt = ++salt;
-        c.float64 = true;
-        c.stagger_seconds = 1e-3;
-        cases.push_back(c);
-      }
-    }
+    for (double t : {0.25, 1.0, 0.33}) test::threshold::add_large_cases(cases, root, t, 1e-3, salt);
   }
   std::vector<int> done(static_cast<std::size_t>(procs), 0);
   sim::run(config_of(procs), [&](Comm& comm) {

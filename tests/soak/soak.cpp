@@ -183,14 +183,8 @@ int main(int argc, char** argv) {
       if (!ok || mpitest::world_rank() == 0) mpitest::say(line);
       mpitest::tally_step(tally, a->name, ok, 600.0);
     }
-    if (mpitest::world_rank() == 0) {
-      std::printf("soak on %d ranks: %ld passed, %ld failed\n", mpitest::world_size(), tally.passed, tally.failed);
-    }
-    return tally.failed != 0 ? 1 : 0;
+    return mpitest::ranks_verdict("soak", tally);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "test_soak: %s\n", e.what());
-    std::fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 2);
+    mpitest::abort_job("test_soak", e);
   }
-  return 2;
 }

@@ -168,4 +168,44 @@ inline const std::vector<double>& thresholds() {
   return t;
 }
 
+/// The sweep's cases at `root`: every threshold of thresholds(), counts 0, 1, 7 and 1000, the
+/// broadcast and both reduces (in place and not), each with the next `salt`, which picks int64
+/// or float64, sum or max, and whether the ranks stagger by up to `stagger_seconds`.
+inline void add_sweep_cases(std::vector<Case>& cases, int root, double stagger_seconds, std::uint64_t& salt) {
+  for (double t : thresholds()) {
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1000}}) {
+      for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
+        for (bool in_place : {false, true}) {
+          if (kind == Kind::bcast && in_place) continue;
+          ++salt;
+          cases.push_back(Case{.kind = kind,
+                               .root = root,
+                               .count = count,
+                               .threshold = t,
+                               .in_place = in_place,
+                               .float64 = salt % 2 == 0,
+                               .max_op = salt % 3 == 0,
+                               .salt = salt,
+                               .stagger_seconds = salt % 2 == 1 ? stagger_seconds : 0.0});
+        }
+      }
+    }
+  }
+}
+
+/// A large float64 case (100003 elements) of the broadcast and of both reduces at `root` and
+/// `threshold`, each with the next `salt`.
+inline void add_large_cases(std::vector<Case>& cases, int root, double threshold, double stagger_seconds,
+                            std::uint64_t& salt) {
+  for (Kind kind : {Kind::bcast, Kind::reduce_data, Kind::reduce_processes}) {
+    cases.push_back(Case{.kind = kind,
+                         .root = root,
+                         .count = 100003,
+                         .threshold = threshold,
+                         .float64 = true,
+                         .salt = ++salt,
+                         .stagger_seconds = stagger_seconds});
+  }
+}
+
 }  // namespace ragged::test::threshold

@@ -25,6 +25,17 @@ using Holdings = std::vector<std::multiset<std::pair<int, int>>>;
 
 bool in_c1(int n1, int id) { return id < n1; }
 
+/// Of what each process holds, the blocks addressed to itself: delivered before the backbone.
+Holdings addressed_to_holder(const Holdings& held) {
+  Holdings delivered(held.size());
+  for (std::size_t p = 0; p < held.size(); ++p) {
+    for (const auto& [s, d] : held[p]) {
+      if (static_cast<std::size_t>(d) == p) delivered[p].insert({s, d});
+    }
+  }
+  return delivered;
+}
+
 std::vector<ProcessPlan> all_plans(int n1, int n2) {
   std::vector<ProcessPlan> plans;
   for (int p = 0; p < n1 + n2; ++p) plans.push_back(plan(n1, n2, p));
@@ -80,12 +91,7 @@ void replay(int n1, int n2, int& messages) {
 
   // Backbone phase.
   messages = 0;
-  std::vector<std::multiset<std::pair<int, int>>> delivered(static_cast<unsigned>(n));
-  for (int p = 0; p < n; ++p) {
-    for (const auto& [s, d] : held[static_cast<unsigned>(p)]) {
-      if (d == p) delivered[static_cast<unsigned>(p)].insert({s, d});
-    }
-  }
+  Holdings delivered = addressed_to_holder(held);
   for (int p = 0; p < n; ++p) {
     const ProcessPlan& pp = plans[static_cast<unsigned>(p)];
     EXPECT_EQ(static_cast<int>(pp.backbone.size()), static_cast<int>(partners(n1, n2, p).size()));
@@ -280,12 +286,7 @@ void replay_k(const std::vector<int>& sizes, std::vector<std::vector<int>>& mess
 
   // Backbone phase.
   messages.assign(static_cast<unsigned>(k), std::vector<int>(static_cast<unsigned>(k), 0));
-  std::vector<std::multiset<std::pair<int, int>>> delivered(static_cast<unsigned>(n));
-  for (int p = 0; p < n; ++p) {
-    for (const auto& [s, d] : held[static_cast<unsigned>(p)]) {
-      if (d == p) delivered[static_cast<unsigned>(p)].insert({s, d});
-    }
-  }
+  Holdings delivered = addressed_to_holder(held);
   for (int p = 0; p < n; ++p) {
     const ProcessPlan& pp = plans[static_cast<unsigned>(p)];
     const std::vector<int> ps = partners(sizes, p);

@@ -17,37 +17,12 @@
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 #include "ragged/topology.hpp"
+#include "support/scoped_env.hpp"
 
 namespace ragged {
 namespace {
 
-/// Sets an environment variable for the scope of one test.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value != nullptr) {
-      ::setenv(name, value, 1);
-    } else {
-      ::unsetenv(name);
-    }
-    reread_environment();  // selection reads the environment once per process
-  }
-  ~ScopedEnv() {
-    if (old_.empty()) {
-      ::unsetenv(name_.c_str());
-    } else {
-      ::setenv(name_.c_str(), old_.c_str(), 1);
-    }
-    reread_environment();
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  std::string name_;
-  std::string old_;
-};
+using test::ScopedEnv;
 
 CallInfo call_of(Collective c, int procs, std::size_t bytes, const Hints* hints = nullptr, bool commutative = true) {
   CallInfo call;
