@@ -652,7 +652,7 @@ TEST(ArrivalTiming, BslbIsExactOnEveryProcessCountAndPattern) {
 //    most tau (the snapshot is known only after the last arrival, so BDR runs as the ring);
 //  * BSLB at most log2(P) tau' slower than with right estimates (Proficz 2021, §3.2), tau' the
 //    transfer of the collective's message, the gathered vector (docs/arrival.md).
-TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinTheSeedsBounds) {
+TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinThePapersBounds) {
   for (int procs : {4, 5, 8, 13}) {
     SCOPED_TRACE("P = " + std::to_string(procs));
     const std::size_t count = 2500;  // 10 KB blocks
@@ -661,8 +661,8 @@ TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinTheSeedsBounds) {
     for (int trial = 0; trial < 4; ++trial) {
       std::vector<double> delays(static_cast<std::size_t>(procs));
       for (int r = 0; r < procs; ++r) delays[static_cast<std::size_t>(r)] = delay_of(r, 100 + trial, 5e-3);
-      const bool seeds_case = trial >= 2;
-      if (seeds_case) {  // one late rank (0, then the middle one), the others together
+      const bool papers_case = trial >= 2;
+      if (papers_case) {  // one late rank (0, then the middle one), the others together
         std::fill(delays.begin(), delays.end(), 0.0);
         delays[static_cast<std::size_t>(trial == 2 ? 0 : procs / 2)] = 5e-3;
       }
@@ -675,7 +675,7 @@ TEST(ArrivalTiming, WrongEstimatesStayExactAndWithinTheSeedsBounds) {
       const double bdr_reversed = mean(elapsed_times(procs, "bdr", count, delays, reversed, true));
       const double bdr_none = mean(elapsed_times(procs, "bdr", count, delays, {}, true));
       EXPECT_LT(bdr_right, ring) << "trial " << trial;  // right estimates do help
-      if (seeds_case) {
+      if (papers_case) {
         EXPECT_LE(bdr_reversed, ring + (procs - 1) * tau_block + 1e-9) << "trial " << trial;
       } else {
         const int wrong_pre_steps = plans::bdr::make_schedule(reversed, tau_block).pre_steps;

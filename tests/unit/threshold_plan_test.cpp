@@ -62,7 +62,7 @@ TEST(ThresholdPlan, StageOfIsOnePlusTheHighestBit) {
   EXPECT_EQ(stage_of(255), 8);
 }
 
-TEST(ThresholdPlan, ContributorsForTheSeedsThirtyTwoRanks) {
+TEST(ThresholdPlan, ContributorsForThePapersThirtyTwoRanks) {
   // Iakymchuk et al. 2021, fig. 10: with 32 ranks, 75 % and 100 % keep the same stages (the last stage
   // brings half the ranks).
   EXPECT_EQ(contributors(0.25, 32), 8);
