@@ -1,23 +1,46 @@
-# ragged_mpi_test: a program under mpirun, one ctest test per rank count.
+# ragged_mpi_test: a program under mpirun, one ctest test per rank count. Every test that runs
+# under the MPI launcher is registered through it (the C++ programs, the C and Fortran programs
+# of mpi.pmpi, the soak runs, and the mpi.train jobs through their wrapper script).
 #
 #   ragged_mpi_test(NAME <test name, {np} standing for the rank count> NP <rank counts>...
 #                   TARGET <executable>
 #                   [SOURCES <files>... [LIBRARIES <libraries>...] [INCLUDE_DIRECTORIES <dirs>...] [WARNINGS]]
-#                   [ARGS <program arguments>...] [TIMEOUT <seconds>] [ENVIRONMENT <NAME=value>...]
+#                   [LAUNCHER_ARGS <launcher options>...] [ARGS <program arguments>...]
+#                   [COMMAND_PREFIX <command>...] [WRAPPER <command>...]
+#                   [TIMEOUT <seconds>] [ENVIRONMENT <NAME=value>...]
 #                   [LABELS <labels>...] [PASS_REGULAR_EXPRESSION <regex>] [SKIP_RETURN_CODE <code>]
 #                   [RUN_SERIAL])
 #
 # With SOURCES it first builds TARGET from them, linked to ragged_mpi, ragged_test_support and
 # LIBRARIES (WARNINGS: with ragged_warnings); without, TARGET is an executable built elsewhere
-# (ragged-bench, or a test program an earlier call built). Each test runs
-#   <launcher> <-n> <np> <launcher flags of the MPI implementation> $<TARGET_FILE:TARGET> ARGS...
+# (ragged-bench, a C program of tests/pmpi, or a test program an earlier call built). Each test runs
+#   [COMMAND_PREFIX...] <launcher> <-n> <np> <launcher flags of the MPI implementation>
+#                       [LAUNCHER_ARGS...] $<TARGET_FILE:TARGET> ARGS...
 # (MPIEXEC_EXECUTABLE and MPIEXEC_NUMPROC_FLAG of FindMPI, ragged_mpiexec_flags of
 # cmake/RaggedMPI.cmake: Open MPI's mpirun and MPICH's mpiexec alike) with PROCESSORS <np>.
+#
+# LAUNCHER_ARGS are written Open MPI's way (`-x NAME=VALUE` for an environment variable of the
+# ranks); ragged_mpiexec_args (cmake/RaggedMPI.cmake) gives them the launcher's own spelling.
+# COMMAND_PREFIX is a command that gets the whole launcher command line as its last arguments
+# and runs it (tests/pmpi/run_report.sh). WRAPPER is a command that gets the launcher alone:
+#   WRAPPER... <launcher> <launcher flags of the MPI implementation> [LAUNCHER_ARGS...]
+# and starts the ranks itself, adding the rank count and the program (tests/train/run_train_test.sh);
+# it names its program itself, so it takes no TARGET or ARGS. {np} in COMMAND_PREFIX and WRAPPER
+# stands for the rank count too.
 function(ragged_mpi_test)
+  set(multi NP SOURCES LIBRARIES INCLUDE_DIRECTORIES LAUNCHER_ARGS ARGS COMMAND_PREFIX WRAPPER ENVIRONMENT LABELS)
   cmake_parse_arguments(PARSE_ARGV 0 T "WARNINGS;RUN_SERIAL" "NAME;TARGET;TIMEOUT;PASS_REGULAR_EXPRESSION;SKIP_RETURN_CODE"
-                        "NP;SOURCES;LIBRARIES;INCLUDE_DIRECTORIES;ARGS;ENVIRONMENT;LABELS")
-  if(T_UNPARSED_ARGUMENTS OR NOT T_NAME OR NOT T_TARGET OR NOT T_NP)
-    message(FATAL_ERROR "ragged_mpi_test: NAME, TARGET and NP are required (${T_UNPARSED_ARGUMENTS})")
+                        "${multi}")
+  if(T_UNPARSED_ARGUMENTS OR NOT T_NAME OR NOT T_NP)
+    message(FATAL_ERROR "ragged_mpi_test: NAME and NP are required (${T_UNPARSED_ARGUMENTS})")
+  endif()
+  if(DEFINED T_WRAPPER)
+    if(T_TARGET OR DEFINED T_ARGS OR DEFINED T_SOURCES OR DEFINED T_COMMAND_PREFIX)
+      message(FATAL_ERROR "ragged_mpi_test: ${T_NAME}: a WRAPPER names its program itself "
+                          "(no TARGET, SOURCES, ARGS or COMMAND_PREFIX)")
+    endif()
+  elseif(NOT T_TARGET)
+    message(FATAL_ERROR "ragged_mpi_test: ${T_NAME}: TARGET is required (or a WRAPPER)")
   endif()
   list(LENGTH T_NP np_count)
   string(FIND "${T_NAME}" "{np}" np_at)
@@ -35,10 +58,17 @@ function(ragged_mpi_test)
     endif()
   endif()
   ragged_mpiexec_flags(flags)
+  ragged_mpiexec_args(launcher_args ${T_LAUNCHER_ARGS})
   foreach(np IN LISTS T_NP)
     string(REPLACE "{np}" "${np}" name "${T_NAME}")
-    add_test(NAME ${name} COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${flags}
-                                  $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
+    if(DEFINED T_WRAPPER)
+      string(REPLACE "{np}" "${np}" wrapper "${T_WRAPPER}")
+      add_test(NAME ${name} COMMAND ${wrapper} ${MPIEXEC_EXECUTABLE} ${flags} ${launcher_args})
+    else()
+      string(REPLACE "{np}" "${np}" prefix "${T_COMMAND_PREFIX}")
+      add_test(NAME ${name} COMMAND ${prefix} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${flags}
+                                    ${launcher_args} $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
+    endif()
     set_tests_properties(${name} PROPERTIES PROCESSORS ${np})
     # One property at a time, quoted: a list value (two ENVIRONMENT entries) stays one value.
     foreach(property TIMEOUT PASS_REGULAR_EXPRESSION SKIP_RETURN_CODE ENVIRONMENT LABELS)
