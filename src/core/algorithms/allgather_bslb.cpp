@@ -254,7 +254,7 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
     // The paper's form. Dispatch copied the root's own block into recvbuf for the gather; the
     // others send theirs from sendbuf.
     Context gather_ctx = ctx.sub(0, 32);
-    gather_bsls(gather_ctx, sendbuf, recvbuf, count, type, root);
+    (void)internal::run_listed<Collective::gather>(gather_ctx, "bsls", sendbuf, recvbuf, count, type, root);
     (void)internal::dispatch_bcast(ctx.sub(32, 32), recvbuf, p * count, type, root);
     return;
   }

@@ -39,6 +39,7 @@
 // Dispatch copied sendbuf into recvbuf (sendbuf == recvbuf here); reduce_binomial
 // is correct with them aliased, and only rank 0 writes recvbuf before the broadcast.
 #include "algorithms/list.hpp"
+#include "dispatch/compose.hpp"
 
 namespace ragged {
 
@@ -46,9 +47,9 @@ void allreduce_reduce_bcast(Context& ctx, const void* sendbuf, void* recvbuf, st
                             const ReduceOp& op) {
   constexpr int root = 0;
   Context reduce_ctx = ctx.sub(0, 32);
-  reduce_binomial(reduce_ctx, sendbuf, recvbuf, count, type, op, root);
+  (void)internal::run_listed<Collective::reduce>(reduce_ctx, "binomial", sendbuf, recvbuf, count, type, op, root);
   Context bcast_ctx = ctx.sub(32, 32);
-  bcast_binomial(bcast_ctx, recvbuf, count, type, root);
+  (void)internal::run_listed<Collective::bcast>(bcast_ctx, "binomial", recvbuf, count, type, root);
 }
 
 }  // namespace ragged

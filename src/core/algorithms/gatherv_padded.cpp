@@ -60,14 +60,16 @@ void gatherv_padded(Context& ctx, const void* sendbuf, int sendcount, void* recv
       internal::copy_bytes(padded_send.data(), sendbuf, static_cast<std::size_t>(own) * element);
       send = padded_send.data();
     }
-    gather_binomial(gather_ctx, send, nullptr, static_cast<std::size_t>(largest), type, root);
+    (void)internal::run_listed<Collective::gather>(gather_ctx, "binomial", send, nullptr,
+                                                   static_cast<std::size_t>(largest), type, root);
     return;
   }
   // gather's arguments at the root as dispatch hands them over: sendbuf is the root's own
   // slot of recvbuf, already "copied" (nothing reads it: the root's block does not travel).
   std::vector<std::byte> all(slot * static_cast<std::size_t>(p));
   std::byte* own_slot = all.data() + static_cast<std::size_t>(root) * slot;
-  gather_binomial(gather_ctx, own_slot, all.data(), static_cast<std::size_t>(largest), type, root);
+  (void)internal::run_listed<Collective::gather>(gather_ctx, "binomial", own_slot, all.data(),
+                                                 static_cast<std::size_t>(largest), type, root);
   std::byte* out = internal::bytes(recvbuf);
   irr::Deferred errors;
   for (int i = 0; i < p; ++i) {

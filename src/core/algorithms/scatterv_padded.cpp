@@ -70,17 +70,20 @@ void scatterv_padded(Context& ctx, const void* sendbuf, std::span<const int> sen
                            internal::bytes(sendbuf) + static_cast<std::size_t>(displs[k]) * element,
                            static_cast<std::size_t>(sendcounts[k]) * element);
     }
-    scatter_binomial(scatter_ctx, all.data(), all.data() + static_cast<std::size_t>(root) * slot,
-                     static_cast<std::size_t>(largest), type, root);
+    (void)internal::run_listed<Collective::scatter>(scatter_ctx, "binomial", all.data(),
+                                                    all.data() + static_cast<std::size_t>(root) * slot,
+                                                    static_cast<std::size_t>(largest), type, root);
     errors.raise();
     return;
   }
   const std::size_t own_bytes = static_cast<std::size_t>(recvcount) * element;
   if (own_bytes == slot) {
-    scatter_binomial(scatter_ctx, nullptr, recvbuf, static_cast<std::size_t>(largest), type, root);
+    (void)internal::run_listed<Collective::scatter>(scatter_ctx, "binomial", nullptr, recvbuf,
+                                                    static_cast<std::size_t>(largest), type, root);
   } else {
     std::vector<std::byte> mine_padded(slot);
-    scatter_binomial(scatter_ctx, nullptr, mine_padded.data(), static_cast<std::size_t>(largest), type, root);
+    (void)internal::run_listed<Collective::scatter>(scatter_ctx, "binomial", nullptr, mine_padded.data(),
+                                                    static_cast<std::size_t>(largest), type, root);
     internal::copy_bytes(recvbuf, mine_padded.data(), own_bytes);
   }
 }

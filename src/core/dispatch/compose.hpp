@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -171,5 +172,21 @@ const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, voi
 const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
 const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                               const ReduceOp& op);
+
+/// Runs the listed algorithm `name` of collective C as a part of the running one, under `ctx`
+/// (its tags, deadline, workspace and hints), with the arguments of C's signature as the
+/// algorithm takes them (dispatch's checks and own-block copy already done by the caller). For
+/// compositions that define an algorithm, where the part is the paper's and not a choice: bslb
+/// is Proficz 2021's BSLS gather then a broadcast; reduce_bcast a binomial reduce in rank order
+/// then a binomial bcast; gatherv and scatterv `padded` the binomial gather and scatter of padded
+/// blocks. Through the list, as every composition goes through dispatch: no algorithm calls
+/// another's function. Returns the algorithm that ran.
+template <Collective C, class... Args>
+const Algorithm& run_listed(const Context& ctx, std::string_view name, Args&&... args) {
+  const Algorithm& part = Registry::instance().find(C, name);
+  Context sub(ctx.comm(), ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &part);
+  std::get<static_cast<std::size_t>(C)>(part.fn)(sub, std::forward<Args>(args)...);
+  return part;
+}
 
 }  // namespace ragged::internal
