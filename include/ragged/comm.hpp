@@ -18,6 +18,9 @@
 
 namespace ragged {
 
+struct NodeLayout;
+struct NetworkModel;
+
 /// Receive from whichever rank's message matches first.
 inline constexpr int any_source = -1;
 /// Highest tag the algorithms may use; backends guarantee at least this range.
@@ -96,6 +99,11 @@ class Comm {
   /// The largest message the backend sends (npos: no limit; the mpi backend: INT_MAX bytes).
   /// Selection gives a call that moves more in all to the backend's "native" algorithm.
   [[nodiscard]] virtual std::size_t max_message_bytes() const { return npos; }
+  /// Which ranks share a node, the same on every rank (ragged/layout.hpp); null when the backend
+  /// does not know (one rank per node is then assumed). RAGGED_LAYOUT overrides it in dispatch.
+  [[nodiscard]] virtual std::shared_ptr<const NodeLayout> layout() const { return nullptr; }
+  /// What the backend knows of its links (ragged/layout.hpp); null when nothing.
+  [[nodiscard]] virtual std::shared_ptr<const NetworkModel> network() const { return nullptr; }
 
   /// Waits for every request; throws TimeoutError when the timeout runs out first.
   void wait_all(std::span<Request> requests, Timeout timeout = {});

@@ -21,6 +21,7 @@ namespace ragged {
 
 class ArrivalSnapshot;
 struct ClusterLayout;
+struct NodeLayout;
 struct Algorithm;
 
 /// A contiguous range of tags [first, first + size) owned by one collective call. Sub-calls
@@ -156,6 +157,9 @@ class Context {
   /// Hints of the two families that exist today.
   [[nodiscard]] const ArrivalSnapshot* arrival() const;
   [[nodiscard]] const ClusterLayout* clusters() const;
+  /// Which ranks of the call share a node: a NodeLayout hint, else RAGGED_LAYOUT, else the Comm's
+  /// (Comm::layout()), else one rank per node. Never null; the same on every rank.
+  [[nodiscard]] std::shared_ptr<const NodeLayout> layout() const;
 
   /// A context for a sub-call: tags [offset, offset + size) of this block. The sub-call shares
   /// the workspace: it may overwrite the caller's workspace slots, so a caller that composes

@@ -6,6 +6,8 @@
 #include "dispatch/state.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
+#include "ragged/selection.hpp"
 #include "ragged/topology.hpp"
 
 namespace ragged {
@@ -89,6 +91,39 @@ Timeout Context::timeout() const {
 
 const ArrivalSnapshot* Context::arrival() const { return hints_->get<ArrivalSnapshot>(); }
 const ClusterLayout* Context::clusters() const { return hints_->get<ClusterLayout>(); }
+
+namespace {
+
+/// The communicator's layout without a hint, kept on the Comm: RAGGED_LAYOUT (parsed once per
+/// setting), else the backend's, else one rank per node.
+struct LayoutCache {
+  std::string setting;  ///< the RAGGED_LAYOUT it was built from ("" for none)
+  std::shared_ptr<const NodeLayout> layout;
+};
+
+}  // namespace
+
+std::shared_ptr<const NodeLayout> Context::layout() const {
+  if (auto hint = hints_->shared<NodeLayout>()) {
+    hint->check(size(), "NodeLayout hint");
+    return hint;
+  }
+  LayoutCache& cache = comm_->cached<LayoutCache>();
+  const std::string* setting = environment().find("RAGGED_LAYOUT");
+  const std::string wanted = setting != nullptr ? *setting : std::string();
+  if (cache.layout == nullptr || cache.setting != wanted || cache.layout->size() != size()) {
+    if (!wanted.empty()) {
+      cache.layout = std::make_shared<const NodeLayout>(NodeLayout::parse(wanted, size()));
+    } else if (auto own = comm_->layout()) {
+      own->check(size(), "Comm::layout()");
+      cache.layout = std::move(own);
+    } else {
+      cache.layout = std::make_shared<const NodeLayout>(NodeLayout::one_per_node(size()));
+    }
+    cache.setting = wanted;
+  }
+  return cache.layout;
+}
 
 Context Context::sub(int offset, int size) const {
   Context sub = *this;  // the same deadline

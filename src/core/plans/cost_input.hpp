@@ -15,6 +15,16 @@ struct CostInput {
   double alpha = 0;  ///< seconds per message
   double beta = 0;   ///< seconds per byte
   double gamma = 0;  ///< seconds per byte reduced
+  /// The layout (ragged/layout.hpp): the number of nodes and the most ranks on one node; 0 and 1
+  /// mean one rank per node (alpha and beta are then the only link). With more than one rank per
+  /// node, alpha and beta are the link between two nodes, which the ranks of a node share.
+  int nodes = 0;
+  int per_node = 1;
+  /// The nodes hold consecutive ranks, per_node each (NodeLayout::regular()).
+  bool regular_layout = true;
+  double alpha_intra = 0;  ///< seconds per message inside a node (0: as alpha)
+  double beta_intra = 0;   ///< seconds per byte inside a node (0: as beta)
+  double gap = 0;          ///< seconds between two messages one rank starts or completes (LogGP g)
   /// Arrival-aware models: the worst imbalance of the snapshot (omega, seconds; 0 without one).
   double omega = 0;
   /// Asks the model of a bcast that streams its source (Restrictions::streams_source) for its
