@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,9 @@
 #include "ragged/registry.hpp"
 
 namespace ragged {
+
+struct NodeLayout;
+struct NetworkModel;
 
 /// What selection sees of a call.
 struct CallInfo {
@@ -46,6 +50,10 @@ struct CallInfo {
   /// (a block collective's P blocks, or the vector) runs the backend's "native" algorithm, where
   /// it has one, whatever was asked for: algorithms combine blocks into larger messages.
   std::size_t max_message_bytes = static_cast<std::size_t>(-1);
+  /// Which ranks share a node (Context::layout(): a hint, RAGGED_LAYOUT or the Comm's), and what
+  /// the backend knows of its links; null: one rank per node, links unknown.
+  std::shared_ptr<const NodeLayout> layout;
+  std::shared_ptr<const NetworkModel> network;
 };
 
 /// Dispatch's choice for one call. select() makes it once; a caller that must know it before
