@@ -82,4 +82,27 @@ std::vector<double> scatterv(std::span<const double> arrivals, int root, std::sp
 /// The mean of per-rank bounds (0 for none).
 double mean(std::span<const double> bounds);
 
+/// The two-level network of a deep cluster (docs/bounds.md, "Two levels"): every rank has its own
+/// link (to its node's memory, `rank_link`), and the ranks of one node share one link per
+/// direction to the switch between nodes (its network card, `card_link`). Besides what every
+/// rank's own link must carry (the one-level bounds above, with rank_link), node N's card must
+/// receive every byte that rank of N needs and only ranks outside N hold: from the later of
+/// the byte's release outside and the earliest arrival in N (a rank of N that has arrived may
+/// take it in and hand it on inside the node). Every rank of N needs all of them, so none is
+/// done before the card is: rank i's bound is the later of its one-level bound and its node's
+/// card finish, less a_i. The card's sending side binds only the last rank of the node to
+/// leave (what the node holds may leave through any of its ranks), so it is left out of the
+/// per-rank bounds. With one rank per node and card_link == rank_link it is the one-level bound.
+/// `node_of_rank[i]`: rank i's node (any numbering).
+namespace two_level {
+std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                              Link rank_link, Link card_link);
+std::vector<double> allreduce(std::span<const double> arrivals, double bytes, std::span<const int> node_of_rank,
+                              Link rank_link, Link card_link);
+std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, std::span<const int> node_of_rank,
+                          Link rank_link, Link card_link);
+std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                             Link rank_link, Link card_link);
+}  // namespace two_level
+
 }  // namespace ragged::bound

@@ -150,3 +150,70 @@ TEST(LowerBound, GathervAndScattervLoadTheRoot) {
 }
 
 }  // namespace
+
+// The two-level bound (deep clusters): one rank per node with the card as fast as a rank's own
+// link is the one-level bound, for every collective and random arrivals.
+TEST(TwoLevelBound, OneRankPerNodeIsTheOneLevelBound) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> at(0.0, 0.01);
+  const bound::Link link{2e-6, 1e-9};
+  for (int p = 1; p <= 9; ++p) {
+    std::vector<double> a(static_cast<std::size_t>(p));
+    for (double& x : a) x = at(rng);
+    std::vector<int> node(a.size());
+    std::iota(node.begin(), node.end(), 0);
+    EXPECT_EQ(bound::two_level::allgather(a, 1000, node, link, link), bound::allgather(a, 1000, link)) << p;
+    EXPECT_EQ(bound::two_level::allreduce(a, 1000, node, link, link), bound::allreduce(a, 1000, link)) << p;
+    EXPECT_EQ(bound::two_level::bcast(a, p / 2, 1000, node, link, link), bound::bcast(a, p / 2, 1000, link)) << p;
+    EXPECT_EQ(bound::two_level::alltoall(a, 1000, node, link, link), bound::alltoall(a, 1000, link)) << p;
+  }
+}
+
+// Never below the one-level bound, on uneven nodes and a slower card.
+TEST(TwoLevelBound, NeverBelowTheOneLevelBound) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> at(0.0, 0.005);
+  const bound::Link rank{1e-6, 1e-9};
+  const bound::Link card{2e-6, 3e-9};
+  const std::vector<int> node = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2};  // 3 + 5 + 2
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> a(node.size());
+    for (double& x : a) x = at(rng);
+    const auto check = [&](const std::vector<double>& two, const std::vector<double>& one) {
+      ASSERT_EQ(two.size(), one.size());
+      for (std::size_t i = 0; i < two.size(); ++i) EXPECT_GE(two[i], one[i]) << trial << " rank " << i;
+    };
+    check(bound::two_level::allgather(a, 4096, node, rank, card), bound::allgather(a, 4096, rank));
+    check(bound::two_level::allreduce(a, 4096, node, rank, card), bound::allreduce(a, 4096, rank));
+    check(bound::two_level::bcast(a, 4, 4096, node, rank, card), bound::bcast(a, 4, 4096, rank));
+    check(bound::two_level::alltoall(a, 4096, node, rank, card), bound::alltoall(a, 4096, rank));
+  }
+}
+
+// Worked by hand: 2 nodes x 2 ranks, everyone at 0, block b. A rank's own link takes the three
+// other blocks (alpha + 3 b beta); the card takes the two blocks of the other node at four
+// times beta (alpha + 8 b beta), and binds every rank.
+TEST(TwoLevelBound, AllgatherCardSharedByTheNode) {
+  const bound::Link rank{1e-6, 1e-9};
+  const bound::Link card{1e-6, 4e-9};
+  const std::vector<double> a(4, 0.0);
+  const std::vector<int> node = {0, 0, 1, 1};
+  const double b = 1000;
+  for (const double x : bound::two_level::allgather(a, b, node, rank, card)) EXPECT_DOUBLE_EQ(x, 1e-6 + 2 * b * 4e-9);
+}
+
+// Allreduce: rank 3 (node 1) arrives 1 ms late. Node 0's card takes n bytes after 1 ms: ranks 0
+// and 1 need 1 ms + alpha + n beta_card; rank 2 shares rank 3's node, so only its own link
+// binds it (the late rank's data reaches it inside the node).
+TEST(TwoLevelBound, AllreduceWaitsForTheLatestRankOutsideTheNode) {
+  const bound::Link rank{1e-6, 1e-9};
+  const bound::Link card{1e-6, 2e-9};
+  const std::vector<double> a = {0, 0, 0, 1e-3};
+  const std::vector<int> node = {0, 0, 1, 1};
+  const double n = 1e5;
+  const auto two = bound::two_level::allreduce(a, n, node, rank, card);
+  EXPECT_DOUBLE_EQ(two[0], 1e-3 + 1e-6 + n * 2e-9);
+  EXPECT_DOUBLE_EQ(two[1], 1e-3 + 1e-6 + n * 2e-9);
+  EXPECT_DOUBLE_EQ(two[2], bound::allreduce(a, n, rank)[2]);
+  EXPECT_DOUBLE_EQ(two[3], bound::allreduce(a, n, rank)[3]);
+}

@@ -181,6 +181,96 @@ std::vector<double> scatterv(std::span<const double> arrivals, int root, std::sp
   return rooted(arrivals, root, block_bytes, link, Toward::ranks);
 }
 
+namespace two_level {
+
+namespace {
+
+/// What node `n`'s card receives when every rank of the node needs `bytes_from(j)` bytes that
+/// only rank j outside the node holds, each released at `release(j)` outside: the transfers, at
+/// the later of that release and the earliest arrival in the node.
+template <class Bytes, class Release>
+double card_receive_finish(std::span<const double> a, std::span<const int> node, int n, Bytes bytes_from,
+                           Release release, Link card) {
+  double first_in = std::numeric_limits<double>::infinity();
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (node[k] == n) first_in = std::min(first_in, a[k]);
+  }
+  std::vector<Transfer> in;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    if (node[j] != n) in.push_back({std::max(release(j), first_in), bytes_from(j)});
+  }
+  return link_finish(in, card);
+}
+
+/// Rank i's bound: the later of its one-level bound and its node's card finish (from `card_of`).
+template <class CardFinish>
+std::vector<double> combine(std::span<const double> a, std::span<const int> node, std::vector<double> one_level,
+                            CardFinish card_of) {
+  assert(node.size() == a.size());
+  std::vector<std::pair<int, double>> known;  // node, card finish
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const auto it = std::find_if(known.begin(), known.end(), [&](const auto& k) { return k.first == node[i]; });
+    const double card = it != known.end() ? it->second : known.emplace_back(node[i], card_of(node[i])).second;
+    if (std::isfinite(card)) one_level[i] = std::max(one_level[i], card - a[i]);
+  }
+  return one_level;
+}
+
+}  // namespace
+
+std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                              Link rank_link, Link card_link) {
+  return combine(arrivals, node_of_rank, bound::allgather(arrivals, block_bytes, rank_link), [&](int n) {
+    return card_receive_finish(
+        arrivals, node_of_rank, n, [&](std::size_t) { return block_bytes; }, [&](std::size_t j) { return arrivals[j]; },
+        card_link);
+  });
+}
+
+std::vector<double> allreduce(std::span<const double> arrivals, double bytes, std::span<const int> node_of_rank,
+                              Link rank_link, Link card_link) {
+  return combine(arrivals, node_of_rank, bound::allreduce(arrivals, bytes, rank_link), [&](int n) {
+    // Every element of the result depends on the latest rank outside the node, L: the node takes
+    // in the n bytes once, from a_L on (one transfer of n bytes from L's side).
+    double latest = -std::numeric_limits<double>::infinity();
+    std::size_t l = 0;
+    for (std::size_t j = 0; j < arrivals.size(); ++j) {
+      if (node_of_rank[j] != n && arrivals[j] > latest) {
+        latest = arrivals[j];
+        l = j;
+      }
+    }
+    if (!std::isfinite(latest)) return -std::numeric_limits<double>::infinity();
+    return card_receive_finish(
+        arrivals, node_of_rank, n, [&](std::size_t j) { return j == l ? bytes : 0.0; },
+        [&](std::size_t) { return latest; }, card_link);
+  });
+}
+
+std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, std::span<const int> node_of_rank,
+                          Link rank_link, Link card_link) {
+  const auto r = static_cast<std::size_t>(root);
+  return combine(arrivals, node_of_rank, bound::bcast(arrivals, root, bytes, rank_link), [&](int n) {
+    return card_receive_finish(
+        arrivals, node_of_rank, n, [&](std::size_t j) { return j == r ? bytes : 0.0; },
+        [&](std::size_t) { return arrivals[r]; }, card_link);
+  });
+}
+
+std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                             Link rank_link, Link card_link) {
+  return combine(arrivals, node_of_rank, bound::alltoall(arrivals, block_bytes, rank_link), [&](int n) {
+    // The ranks of the node each need one block from every rank outside it.
+    double inside = 0;
+    for (const int k : node_of_rank) inside += k == n ? 1 : 0;
+    return card_receive_finish(
+        arrivals, node_of_rank, n, [&](std::size_t) { return inside * block_bytes; },
+        [&](std::size_t j) { return arrivals[j]; }, card_link);
+  });
+}
+
+}  // namespace two_level
+
 double mean(std::span<const double> bounds) {
   if (bounds.empty()) return 0;
   double s = 0;
