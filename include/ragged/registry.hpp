@@ -40,12 +40,15 @@ struct Restrictions {
   bool needs_clusters = false;      ///< needs a ClusterLayout hint splitting the ranks in two or more
   bool even_procs = false;          ///< needs an even number of processes
   bool power_of_two = false;        ///< needs a power-of-two number of processes
+  /// Node-aware (hierarchical): needs a layout (CallInfo::layout) of two or more nodes, one of
+  /// them with two or more ranks.
+  bool needs_hierarchy = false;
   /// Not a restriction but a property (bcast): at the root it reads its buffer front to back
   /// while it sends, so a composing algorithm may still be filling it (internal::SourceProgress).
   bool streams_source = false;
   std::string backend;  ///< empty: any backend; otherwise only this one ("mpi")
-  /// What runs instead when commutative_only, needs_two_clusters, needs_clusters, even_procs or
-  /// power_of_two fails (same collective).
+  /// What runs instead when commutative_only, needs_two_clusters, needs_clusters, even_procs,
+  /// power_of_two or needs_hierarchy fails (same collective).
   std::string fallback;
   /// Arrival-aware algorithms: the regular algorithm of the same collective that dispatch runs in
   /// their place when the call's arrivals turn out balanced ("auto": the best regular one by the

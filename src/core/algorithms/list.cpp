@@ -21,7 +21,12 @@ Restrictions restrictions_of(std::string_view kind, const char* fallback, const 
   if (kind == "two_clusters") r.needs_two_clusters = true;
   if (kind == "clusters") r.needs_clusters = true;
   if (kind == "streaming") r.streams_source = true;  // no restriction: a property (bcast)
-  if (kind == "commutative_arrival") {               // both: arrival-aware and a commutative operator
+  if (kind == "hierarchical") r.needs_hierarchy = true;
+  if (kind == "commutative_hierarchical") {  // both: node-aware and a commutative operator
+    r.commutative_only = true;
+    r.needs_hierarchy = true;
+  }
+  if (kind == "commutative_arrival") {  // both: arrival-aware and a commutative operator
     r.commutative_only = true;
     r.needs_arrival = true;
   }

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -172,6 +173,59 @@ const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, voi
 const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
 const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                               const ReduceOp& op);
+
+// ------------------------------------------------------------------ parts on other communicators
+// A composing algorithm (the hierarchical family, docs/algorithms/hierarchical.md) runs each of its
+// phases as a collective of its own on a communicator of its own (a SubComm of the caller's, or the
+// caller's): part_context() gives the part its Context, and dispatch_part() (or the typed part_*
+// below, which do what the front door does: the own-block copy, P = 1, count 0) selects the part's
+// algorithm as a call would (RAGGED_<COLLECTIVE>, the rules file, else `auto` among the regular
+// algorithms, CallInfo::sub_call) and runs it.
+
+/// A Context for a part of the running algorithm on `on` (ctx.comm() or a SubComm of it) with tags
+/// `tags` (a sub-block of the caller's: parts that may overlap on one rank, or that exchange
+/// between the same ranks, take disjoint ones), the caller's deadline and workspace (the part may
+/// overwrite every slot: keep no data of the caller's there across it) and hints. On another
+/// communicator the NodeLayout hint is `on`'s own layout (Comm::layout(), which a SubComm always
+/// has), not the caller's, which describes other ranks. `storage` holds those hints and must
+/// outlive the context.
+[[nodiscard]] Context part_context(const Context& ctx, Comm& on, TagBlock tags, Hints& storage);
+
+/// The algorithm of collective `collective` that dispatch selects for a part under `part` (its
+/// Comm, hints and layout), `bytes` and `commutative` as CallInfo has them. On a SubComm an
+/// algorithm of one backend ("native") is replaced by `auto`'s choice: it needs the backend's own
+/// communicator.
+[[nodiscard]] const Algorithm& select_part(const Context& part, Collective collective, std::size_t bytes,
+                                           bool commutative);
+
+/// Selects (select_part) and runs collective C under `part`, with C's algorithm arguments (the
+/// front door's work done by the caller). Returns the algorithm that ran.
+template <Collective C, class... Args>
+const Algorithm& dispatch_part(const Context& part, std::size_t bytes, bool commutative, Args&&... args) {
+  const Algorithm& algorithm = select_part(part, C, bytes, commutative);
+  Context sub(part.comm(), part.tags(), part.timeout(), part.workspace(), part.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(C)>(algorithm.fn)(sub, std::forward<Args>(args)...);
+  return algorithm;
+}
+
+/// The part collectives, each with the front door's own work: allreduce in place on `buffer`.
+const Algorithm& part_allreduce(const Context& part, void* buffer, std::size_t count, DataType type,
+                                const ReduceOp& op);
+/// Reduce: `recvbuf` matters at the root only and may equal `sendbuf` there (in place).
+const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                             const ReduceOp& op, int root);
+/// Gather of `count` elements from every rank into the root's `recvbuf` (rank order).
+const Algorithm& part_gather(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                             int root);
+/// Scatter of the root's `sendbuf`, block r to rank r's `recvbuf`.
+const Algorithm& part_scatter(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              int root);
+/// Allgather into `recvbuf`, whose block rank() already holds this rank's own block.
+const Algorithm& part_allgather(const Context& part, void* recvbuf, std::size_t count, DataType type);
+/// Alltoallv of MPI's arguments (counts and displacements in elements, one per rank).
+const Algorithm& part_alltoallv(const Context& part, const void* sendbuf, std::span<const int> sendcounts,
+                                std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
+                                std::span<const int> rdispls, DataType type);
 
 /// Runs the listed algorithm `name` of collective C as a part of the running one, under `ctx`
 /// (its tags, deadline, workspace and hints), with the arguments of C's signature as the

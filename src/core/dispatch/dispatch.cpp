@@ -17,10 +17,13 @@
 #include "dispatch/compose.hpp"
 #include "dispatch/state.hpp"
 #include "internal/common.hpp"
+#include "internal/sub_comm.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/selection.hpp"
+#include "ragged/topology.hpp"
 
 namespace ragged {
 
@@ -60,7 +63,15 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.max_message_bytes = comm.max_message_bytes();
   call.sub_call = sub_call;
   call.source_fills = source_fills;
-  const Selection s = select(call, requested);
+  // Which ranks share a node, as Context::layout() sees it (a NodeLayout hint, RAGGED_LAYOUT, the
+  // Comm's), for the restrictions and cost models that need it.
+  call.layout = Context(comm, TagBlock(0, 0), {}, internal::dispatch_state(comm).workspace, hints).layout();
+  Selection s = select(call, requested);
+  // A part on a sub-communicator cannot run a backend's own algorithm (it needs the backend's
+  // communicator): `auto` among the regular ones instead.
+  if (sub_call && !s.algorithm->restrictions.backend.empty() && dynamic_cast<internal::SubComm*>(&comm) != nullptr) {
+    s = internal::selection_for(call, Requested{"auto", "auto"});
+  }
   report_fallback(comm, collective, s);
   return *s.algorithm;
 }
@@ -215,6 +226,89 @@ const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, voi
   Context sub(comm, tags_of(Collective::allreduce), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
   std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, recvbuf, recvbuf, count, type, op);
   return algorithm;
+}
+
+Context part_context(const Context& ctx, Comm& on, TagBlock tags, Hints& storage) {
+  storage = ctx.hints();
+  if (&on != &ctx.comm()) {
+    // Hints that name the caller's ranks do not describe the part's: its NodeLayout is its
+    // communicator's own, and the cluster layout, the arrival snapshot (whose link model stays,
+    // as a LinkModel) and a composed bcast's held blocks and filling source are the caller's.
+    storage.erase<NodeLayout>();
+    if (auto own = on.layout()) storage.set(std::move(own));
+    storage.erase<ClusterLayout>();
+    if (const ArrivalSnapshot* snapshot = ctx.hints().get<ArrivalSnapshot>()) {
+      if (snapshot->link().known() && storage.get<LinkModel>() == nullptr) {
+        storage.set(std::make_shared<const LinkModel>(snapshot->link()));
+      }
+      storage.erase<ArrivalSnapshot>();
+    }
+    storage.erase<HeldBlocks>();
+    storage.erase<SourceProgress>();
+    storage.erase<OwnBlockSend>();
+  }
+  return Context(on, tags, ctx.timeout(), ctx.workspace(), storage);
+}
+
+const Algorithm& select_part(const Context& part, Collective collective, std::size_t bytes, bool commutative) {
+  return choose(part.comm(), collective, bytes, commutative, part.hints(), {}, true);
+}
+
+const Algorithm& part_allreduce(const Context& part, void* buffer, std::size_t count, DataType type,
+                                const ReduceOp& op) {
+  const std::size_t n = count * size_of(type);
+  if (part.size() == 1 || count == 0) return select_part(part, Collective::allreduce, n, op.commutative);
+  return dispatch_part<Collective::allreduce>(part, n, op.commutative, static_cast<const void*>(buffer), buffer, count,
+                                              type, std::cref(op));
+}
+
+const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                             const ReduceOp& op, int root) {
+  const std::size_t n = count * size_of(type);
+  if (part.size() == 1 || count == 0) {
+    if (part.rank() == root) copy_bytes(recvbuf, sendbuf, n);
+    return select_part(part, Collective::reduce, n, op.commutative);
+  }
+  return dispatch_part<Collective::reduce>(part, n, op.commutative, sendbuf, recvbuf, count, type, std::cref(op), root);
+}
+
+const Algorithm& part_gather(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                             int root) {
+  const std::size_t block = count * size_of(type);
+  if (part.rank() == root) {
+    std::byte* own = bytes(recvbuf) + static_cast<std::size_t>(root) * block;
+    copy_bytes(own, sendbuf, block);
+    sendbuf = own;
+  }
+  if (part.size() == 1 || block == 0) return select_part(part, Collective::gather, block, true);
+  return dispatch_part<Collective::gather>(part, block, true, sendbuf, recvbuf, count, type, root);
+}
+
+const Algorithm& part_scatter(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                              int root) {
+  const std::size_t block = count * size_of(type);
+  if (part.rank() == root) copy_bytes(recvbuf, bytes(sendbuf) + static_cast<std::size_t>(root) * block, block);
+  if (part.size() == 1 || block == 0) return select_part(part, Collective::scatter, block, true);
+  return dispatch_part<Collective::scatter>(part, block, true, sendbuf, recvbuf, count, type, root);
+}
+
+const Algorithm& part_allgather(const Context& part, void* recvbuf, std::size_t count, DataType type) {
+  const std::size_t block = count * size_of(type);
+  if (part.size() == 1 || block == 0) return select_part(part, Collective::allgather, block, true);
+  const void* own = bytes(recvbuf) + static_cast<std::size_t>(part.rank()) * block;
+  return dispatch_part<Collective::allgather>(part, block, true, own, recvbuf, count, type);
+}
+
+const Algorithm& part_alltoallv(const Context& part, const void* sendbuf, std::span<const int> sendcounts,
+                                std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
+                                std::span<const int> rdispls, DataType type) {
+  const std::size_t es = size_of(type);
+  const auto r = static_cast<std::size_t>(part.rank());
+  copy_bytes(bytes(recvbuf) + static_cast<std::size_t>(rdispls[r]) * es,
+             bytes(sendbuf) + static_cast<std::size_t>(sdispls[r]) * es, static_cast<std::size_t>(sendcounts[r]) * es);
+  if (part.size() == 1) return select_part(part, Collective::alltoallv, 0, true);
+  return dispatch_part<Collective::alltoallv>(part, 0, true, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
+                                              type);
 }
 
 }  // namespace internal

@@ -21,6 +21,7 @@
 #include "plans/cost_model.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/selection.hpp"
 #include "ragged/topology.hpp"
 
@@ -256,6 +257,11 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
     x.alpha = hint->alpha;
     x.beta = hint->beta;
   }
+  if (call.layout != nullptr && call.layout->size() == call.procs) {  // the node-aware models' layout
+    x.nodes = call.layout->nodes();
+    x.per_node = call.layout->max_per_node();
+    x.regular_layout = call.layout->regular();
+  }
   return x;
 }
 
@@ -282,6 +288,10 @@ std::string failed_restriction(const Algorithm& a, const CallInfo& call) {
   if (a.restrictions.needs_two_clusters && !two_clusters(call)) return "needs a two-cluster layout hint";
   if (a.restrictions.needs_clusters && valid_clusters(call) == nullptr) {
     return "needs a cluster layout hint (two or more clusters)";
+  }
+  if (a.restrictions.needs_hierarchy &&
+      (call.layout == nullptr || call.layout->nodes() < 2 || call.layout->max_per_node() < 2)) {
+    return "needs a layout of two or more nodes, one with two or more ranks";
   }
   if (a.restrictions.even_procs && call.procs % 2 != 0) return "needs an even number of processes";
   if (a.restrictions.power_of_two && (call.procs & (call.procs - 1)) != 0) {

@@ -252,4 +252,79 @@ inline double alltoall_bruck(const CostInput& x) {
   return log2_ceil(x.procs) * x.alpha + x.procs / 2.0 * log2_ceil(x.procs) * x.bytes * x.beta;
 }
 
+// ------------------------------------------------------------------ hierarchical (node-aware)
+// docs/algorithms/hierarchical.md. Three phases, each the collective `auto` selects on its
+// sub-communicator: the least of that collective's regular models. Inside a node: q = per_node
+// ranks over alpha_intra and beta_intra (0: as alpha and beta); between nodes: k = nodes leaders
+// over alpha and beta, each leader alone on its node's link. Every phase on the largest node
+// (per_node), so uneven nodes are costed as if all were that large. With nodes < 2 or per_node < 2
+// the restriction sends the call elsewhere; the models then cost the flat equivalent.
+
+/// The link inside a node, for q ranks and m bytes.
+inline CostInput intra_node(const CostInput& x, double bytes) {
+  CostInput in = x;
+  in.procs = std::max(1, x.per_node);
+  in.bytes = bytes;
+  in.alpha = x.alpha_intra > 0 ? x.alpha_intra : x.alpha;
+  in.beta = x.beta_intra > 0 ? x.beta_intra : x.beta;
+  in.nodes = 1;
+  in.per_node = in.procs;
+  return in;
+}
+/// The links between nodes, among the k leaders, for m bytes.
+inline CostInput inter_node(const CostInput& x, double bytes) {
+  CostInput in = x;
+  in.procs = x.nodes > 0 ? x.nodes : x.procs;
+  in.bytes = bytes;
+  in.nodes = in.procs;
+  in.per_node = 1;
+  return in;
+}
+/// What `auto` would pay for a part of each collective (the least regular model).
+inline double allreduce_selected(const CostInput& x) {
+  return std::min({allreduce_ring(x), allreduce_rabenseifner(x), allreduce_recursive_doubling(x),
+                   allreduce_pipelined_linear(x), allreduce_reduce_bcast(x)});
+}
+inline double allgather_selected(const CostInput& x) {
+  return std::min({allgather_ring(x), allgather_bruck(x), allgather_lnbc(x)});
+}
+inline double gather_selected(const CostInput& x) { return std::min(gather_linear(x), gather_binomial(x)); }
+inline double alltoallv_selected(const CostInput& x) {
+  // alltoallv pairwise/linear: p - 1 messages of m bytes each
+  return (x.procs - 1) * (x.alpha + x.bytes * x.beta);
+}
+
+/// allreduce hierarchical: reduce in the node (q ranks, m bytes), allreduce among k leaders, bcast
+/// in the node.
+inline double allreduce_hierarchical(const CostInput& x) {
+  return reduce_binomial(intra_node(x, x.bytes)) + allreduce_selected(inter_node(x, x.bytes)) +
+         bcast_selected(intra_node(x, x.bytes));
+}
+/// bcast hierarchical: bcast among k representatives (the root's node first), bcast in each node.
+inline double bcast_hierarchical(const CostInput& x) {
+  return bcast_selected(inter_node(x, x.bytes)) + bcast_selected(intra_node(x, x.bytes));
+}
+/// reduce hierarchical: reduce in each node to its representative, reduce among the k of them.
+inline double reduce_hierarchical(const CostInput& x) {
+  return reduce_binomial(intra_node(x, x.bytes)) + reduce_binomial(inter_node(x, x.bytes));
+}
+/// allgather hierarchical (m = one rank's block): gather q blocks to the leader, allgather of
+/// padded q m blocks among k leaders, bcast of the p m bytes in the node.
+inline double allgather_hierarchical(const CostInput& x) {
+  const double q = std::max(1, x.per_node);
+  const double k = x.nodes > 0 ? x.nodes : x.procs;
+  return gather_selected(intra_node(x, x.bytes)) + allgather_selected(inter_node(x, q * x.bytes)) +
+         bcast_selected(intra_node(x, k * q * x.bytes));
+}
+/// alltoall hierarchical (m = one block): gather of p m bytes per rank to the leader, k - 1
+/// messages of q q m bytes between leaders, scatter of p m bytes per rank; plus the leader's two
+/// local copies of its q p m bytes (at beta_intra).
+inline double alltoall_hierarchical(const CostInput& x) {
+  const double q = std::max(1, x.per_node);
+  const double k = x.nodes > 0 ? x.nodes : x.procs;
+  const double row = k * q * x.bytes;  // one rank's whole send buffer
+  const CostInput in = intra_node(x, row);
+  return 2 * gather_selected(in) + alltoallv_selected(inter_node(x, q * q * x.bytes)) + 2 * q * row * in.beta;
+}
+
 }  // namespace ragged::plans::cost
