@@ -60,6 +60,8 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.max_message_bytes = comm.max_message_bytes();
   call.sub_call = sub_call;
   call.source_fills = source_fills;
+  call.layout = layout_of(comm, hints);
+  call.network = network_of(comm, hints);
   const Selection s = select(call, requested);
   report_fallback(comm, collective, s);
   return *s.algorithm;
@@ -180,6 +182,9 @@ const Algorithm& balanced_choice(const Context& ctx, Collective collective, std:
   call.commutative = commutative;
   call.hints = &ctx.hints();
   call.backend = ctx.comm().backend();
+  call.max_message_bytes = ctx.comm().max_message_bytes();
+  call.layout = ctx.layout();
+  call.network = network_of(ctx.comm(), ctx.hints());
   call.sub_call = true;  // `auto` among the regular algorithms; the snapshot lends its link model
   const Selection s = selection_for(call, Requested{running->restrictions.balanced, "balanced"});
   return *s.algorithm;
