@@ -22,6 +22,7 @@ namespace ragged {
 class ArrivalSnapshot;
 struct ClusterLayout;
 struct NodeLayout;
+struct NetworkModel;
 struct Algorithm;
 
 /// A contiguous range of tags [first, first + size) owned by one collective call. Sub-calls
@@ -99,6 +100,15 @@ class Hints {
   [[nodiscard]] std::shared_ptr<const void> get_erased(std::type_index type) const;
   std::vector<std::pair<std::type_index, std::shared_ptr<const void>>> values_;
 };
+
+/// Which ranks of `comm` share a node, as dispatch sees it for a call with `hints`: a NodeLayout
+/// hint, else RAGGED_LAYOUT (the environment as the process first saw it), else the Comm's
+/// (Comm::layout()), else one rank per node. Never null; the same on every rank. Kept on the
+/// Comm (Comm::cached), so only a hint or a new RAGGED_LAYOUT builds it again.
+[[nodiscard]] std::shared_ptr<const NodeLayout> layout_of(Comm& comm, const Hints& hints);
+/// What is known of the links of `comm` for a call with `hints`: a NetworkModel hint, else the
+/// backend's (Comm::network()); null when nothing is known.
+[[nodiscard]] std::shared_ptr<const NetworkModel> network_of(const Comm& comm, const Hints& hints);
 
 /// A buffer seen as consecutive blocks of `block()` bytes (the recvbuf of an allgather, the
 /// sendbuf of a scatter): at(i) is the first byte of block i, bytes(n) the size of n blocks.

@@ -27,6 +27,9 @@ class CountingComm final : public Comm {
   [[nodiscard]] int size() const override { return inner_.size(); }
   [[nodiscard]] Runtime& runtime() override { return inner_.runtime(); }
   [[nodiscard]] std::string backend() const override { return inner_.backend(); }
+  /// The wrapped communicator's layout and links: counting changes neither.
+  [[nodiscard]] std::shared_ptr<const NodeLayout> layout() const override { return inner_.layout(); }
+  [[nodiscard]] std::shared_ptr<const NetworkModel> network() const override { return inner_.network(); }
   Request isend(int dest, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int source, int tag, void* data, std::size_t capacity) override;
   std::size_t wait_any(std::span<Request> requests, Timeout timeout = {}) override;

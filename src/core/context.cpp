@@ -103,27 +103,34 @@ struct LayoutCache {
 
 }  // namespace
 
-std::shared_ptr<const NodeLayout> Context::layout() const {
-  if (auto hint = hints_->shared<NodeLayout>()) {
-    hint->check(size(), "NodeLayout hint");
+std::shared_ptr<const NodeLayout> layout_of(Comm& comm, const Hints& hints) {
+  if (auto hint = hints.shared<NodeLayout>()) {
+    hint->check(comm.size(), "NodeLayout hint");
     return hint;
   }
-  LayoutCache& cache = comm_->cached<LayoutCache>();
+  LayoutCache& cache = comm.cached<LayoutCache>();
   const std::string* setting = environment().find("RAGGED_LAYOUT");
   const std::string wanted = setting != nullptr ? *setting : std::string();
-  if (cache.layout == nullptr || cache.setting != wanted || cache.layout->size() != size()) {
+  if (cache.layout == nullptr || cache.setting != wanted || cache.layout->size() != comm.size()) {
     if (!wanted.empty()) {
-      cache.layout = std::make_shared<const NodeLayout>(NodeLayout::parse(wanted, size()));
-    } else if (auto own = comm_->layout()) {
-      own->check(size(), "Comm::layout()");
+      cache.layout = std::make_shared<const NodeLayout>(NodeLayout::parse(wanted, comm.size()));
+    } else if (auto own = comm.layout()) {
+      own->check(comm.size(), "Comm::layout()");
       cache.layout = std::move(own);
     } else {
-      cache.layout = std::make_shared<const NodeLayout>(NodeLayout::one_per_node(size()));
+      cache.layout = std::make_shared<const NodeLayout>(NodeLayout::one_per_node(comm.size()));
     }
     cache.setting = wanted;
   }
   return cache.layout;
 }
+
+std::shared_ptr<const NetworkModel> network_of(const Comm& comm, const Hints& hints) {
+  if (auto hint = hints.shared<NetworkModel>()) return hint;
+  return comm.network();
+}
+
+std::shared_ptr<const NodeLayout> Context::layout() const { return layout_of(*comm_, *hints_); }
 
 Context Context::sub(int offset, int size) const {
   Context sub = *this;  // the same deadline

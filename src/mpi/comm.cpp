@@ -1,4 +1,7 @@
 // The Comm of the mpi backend: point-to-point over a duplicated communicator.
+#include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "internal.hpp"
@@ -173,6 +176,40 @@ void check_data(const void* data, std::size_t bytes, const char* argument) {
 
 }  // namespace
 
+namespace {
+
+/// The ranks of `comm` that share a node (MPI_COMM_TYPE_SHARED), the same on every rank: each
+/// rank learns its node's lowest rank, an allgather spreads them, and an allreduce of a hash of
+/// the result checks that every rank built the same layout; otherwise `error` says so, naming
+/// the layout, on every rank (MpiComm::layout() raises it). PMPI_ calls: the PMPI library must
+/// not route these to itself.
+std::shared_ptr<const NodeLayout> shared_memory_layout(MPI_Comm comm, int rank, int size, std::string& error) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int leader = rank;
+  const int rc = PMPI_Allreduce(&rank, &leader, 1, MPI_INT, MPI_MIN, node);
+  PMPI_Comm_free(&node);
+  check(rc, "MPI_Allreduce");
+  std::vector<int> leaders(static_cast<std::size_t>(size));
+  check(PMPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  auto layout = std::make_shared<NodeLayout>(NodeLayout::from_list(leaders));
+  std::uint64_t hash = std::uint64_t{1469598103934665603U};  // FNV-1a over the node numbers
+  for (const int n : layout->node) {
+    hash ^= static_cast<std::uint32_t>(n);
+    hash *= std::uint64_t{1099511628211U};
+  }
+  std::uint64_t range[2] = {hash, ~hash};  // the least hash and the complement of the greatest
+  std::uint64_t agreed[2] = {0, 0};
+  check(PMPI_Allreduce(range, agreed, 2, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+  if (agreed[0] != hash || agreed[1] != ~hash) {
+    error = "ragged::mpi: the node layout from MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) differs between ranks (rank " +
+            std::to_string(rank) + " has " + layout->describe() + "); set RAGGED_LAYOUT to one for every rank";
+  }
+  return layout;
+}
+
+}  // namespace
+
 MpiComm::MpiComm(MPI_Comm user, CommOptions options) {
   int initialized = 0;
   MPI_Initialized(&initialized);
@@ -193,6 +230,7 @@ MpiComm::MpiComm(MPI_Comm user, CommOptions options) {
     check(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
     check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
     check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+    layout_ = shared_memory_layout(comm_, rank_, size_, layout_error_);
   } catch (...) {
     MPI_Comm_free(&comm_);
     throw;
@@ -307,6 +345,15 @@ std::string error_text(int code) {
 std::unique_ptr<Comm> make_comm(MPI_Comm user, CommOptions options) {
   return std::make_unique<detail::MpiComm>(user, options);
 }
+
+namespace detail {
+
+std::shared_ptr<const NodeLayout> MpiComm::layout() const {
+  if (!layout_error_.empty()) throw Error(layout_error_);
+  return layout_;
+}
+
+}  // namespace detail
 
 MPI_Comm native_handle(Comm& comm) {
   auto* mpi_comm = dynamic_cast<detail::MpiComm*>(&comm);

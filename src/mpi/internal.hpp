@@ -13,6 +13,7 @@
 
 #include "ragged/comm.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/runtime.hpp"
 #include "ragged/window.hpp"
@@ -63,6 +64,10 @@ class MpiComm final : public Comm {
   [[nodiscard]] Runtime& runtime() override { return runtime_; }
   [[nodiscard]] std::string backend() const override { return "mpi"; }
   [[nodiscard]] std::size_t max_message_bytes() const override { return static_cast<std::size_t>(INT_MAX); }
+  /// Which ranks share a node: MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and an allgather of
+  /// each node's lowest rank, made when the Comm is created and checked equal on every rank
+  /// (an Error naming the layout, on every rank, when they differ).
+  [[nodiscard]] std::shared_ptr<const NodeLayout> layout() const override;
 
   Request isend(int dest, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int source, int tag, void* data, std::size_t capacity) override;
@@ -76,6 +81,8 @@ class MpiComm final : public Comm {
   int rank_ = 0;
   int size_ = 0;
   ThreadRuntime runtime_;
+  std::shared_ptr<const NodeLayout> layout_;
+  std::string layout_error_;  ///< why the ranks' layouts differ, or empty
 };
 
 /// Throws InvalidArgument(argument) unless notification `id` is among a window's `notifications`.

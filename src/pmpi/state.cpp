@@ -249,6 +249,10 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
   info.backend = state_.comm->backend();
   info.max_message_bytes = state_.comm->max_message_bytes();
   try {
+    // The layout and the links as dispatch sees them (a hint, RAGGED_LAYOUT, the Comm's), so
+    // `auto` here chooses what it would choose inside dispatch.
+    info.layout = layout_of(comm(), options_.hints);
+    info.network = network_of(comm(), options_.hints);
     // What the call asks for (the environment or the rules file); for `auto` on a site the
     // arrival runtime tracks, the call's snapshot first, which `auto` then reads. Then dispatch's
     // selector, once: the call carries its result (options_.selection) and dispatch runs it. All

@@ -38,6 +38,10 @@ class SimComm final : public Comm {
   [[nodiscard]] int size() const override { return world_.procs(); }
   [[nodiscard]] Runtime& runtime() override { return runtime_; }
   [[nodiscard]] std::string backend() const override { return "sim"; }
+  /// From the platform: ranks whose hosts are in one node share it (docs/backends/sim.md, "Layout").
+  [[nodiscard]] std::shared_ptr<const NodeLayout> layout() const override { return world_.layout(); }
+  /// The platform's links between two ranks of one node and of two nodes, and its message gap.
+  [[nodiscard]] std::shared_ptr<const NetworkModel> network() const override { return world_.network(); }
 
   Request isend(int dest, int tag, const void* data, std::size_t bytes) override;
   Request irecv(int source, int tag, void* data, std::size_t capacity) override;

@@ -16,6 +16,7 @@
 
 #include "backend.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/sim.hpp"
 #include "world.hpp"
 
@@ -81,7 +82,13 @@ struct EngineState {
   double message_gap = 0;         // the platform's ragged/message_gap, in seconds
   std::string message_gap_error;  // why the platform's ragged/message_gap is unusable
   detail::Protocol protocol;      // the other protocol properties (ragged/eager_limit, ...)
+  bool zone_is_node = false;      // ragged/node = zone: a host's zone is its node (hosts are cores)
 };
+
+/// The zone property through which a platform says what a node is: "host" (the default: every
+/// host is a node, as in cluster-1gbe-48) or "zone" (the zone directly holding a host is its
+/// node and the hosts are its cores, as in infiniband-qdr-560 and galileo-opa-16x4).
+constexpr const char* node_property = "ragged/node";
 
 /// The zone property through which a platform declares LogGP's per-message gap.
 constexpr const char* message_gap_property = "ragged/message_gap";
@@ -146,6 +153,9 @@ EngineState& ensure_engine(const Config& config) {
       if (detail::g_world != nullptr) detail::g_world->on_simgrid_deadlock();
     });
     st.engine->load_platform(path);
+    // Routing tables (Floyd's) exist once the platform is sealed; the network model reads
+    // routes before the first run (platform_network()).
+    st.engine->seal_platform();
     st.platform = path;
     st.args = config.simgrid_args;
     st.hosts = st.engine->get_all_hosts();
@@ -191,6 +201,14 @@ EngineState& ensure_engine(const Config& config) {
         st.protocol.exchange_factor = v;
       }
     }
+    if (const char* text = root->get_property(node_property); text != nullptr && st.message_gap_error.empty()) {
+      const std::string value(text);
+      if (value == "zone" || value == "host") {
+        st.zone_is_node = value == "zone";
+      } else {
+        st.message_gap_error = path + ": " + node_property + " is '" + value + "', expected host or zone";
+      }
+    }
     double fifo = 0;
     number("ragged/pair_fifo", fifo);
     st.protocol.pair_fifo = fifo != 0;
@@ -224,6 +242,71 @@ EngineState& ensure_engine(const Config& config) {
   }
   if (!st.message_gap_error.empty()) throw InvalidArgument("platform", st.message_gap_error);
   return st;
+}
+
+/// The link of the route from `a` to `b`: its latency sum and its bottleneck's seconds per byte
+/// (unknown, all zero, for an empty route: a host without a loopback talks to itself for free).
+LinkModel route_link(sg4::Host* a, sg4::Host* b) {
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  a->route_to(b, links, &latency);
+  double bandwidth = 0;
+  for (const sg4::Link* link : links) {
+    const double bw = link->get_bandwidth();
+    if (bw > 0 && (bandwidth == 0 || bw < bandwidth)) bandwidth = bw;
+  }
+  return LinkModel{latency, bandwidth > 0 ? 1 / bandwidth : 0};
+}
+
+/// The layout of ranks placed on `rank_hosts` (docs/backends/sim.md, "Layout"): ranks on one
+/// host share its node; with ragged/node = zone, so do ranks whose hosts are in one zone. The
+/// site of a node is the zone around it, kept only when there are two or more.
+std::shared_ptr<const NodeLayout> platform_layout(const EngineState& st, const std::vector<sg4::Host*>& rank_hosts) {
+  std::vector<std::string> labels;
+  std::vector<std::string> site_of_rank;
+  for (const sg4::Host* h : rank_hosts) {
+    const sg4::NetZone* zone = h->get_englobing_zone();
+    if (st.zone_is_node) {
+      labels.push_back(zone->get_name());
+      const sg4::NetZone* parent = zone->get_parent();
+      site_of_rank.emplace_back(parent != nullptr ? parent->get_name() : zone->get_name());
+    } else {
+      labels.push_back(h->get_name());
+      site_of_rank.emplace_back(zone->get_name());
+    }
+  }
+  auto layout = std::make_shared<NodeLayout>(NodeLayout::from_labels(labels));
+  std::vector<std::string> node_sites(static_cast<std::size_t>(layout->nodes()));
+  for (std::size_t r = 0; r < rank_hosts.size(); ++r) {
+    node_sites[static_cast<std::size_t>(layout->node[r])] = site_of_rank[r];
+  }
+  const NodeLayout sites = NodeLayout::from_labels(node_sites);
+  if (sites.nodes() > 1) layout->site = sites.node;
+  return layout;
+}
+
+/// What the platform says of the links of ranks on `rank_hosts` laid out as `layout`: between
+/// the first two ranks of the first node that holds two, between the leaders of nodes 0 and 1,
+/// and the message gap. Null when none of them is known.
+std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
+                                                     const std::vector<sg4::Host*>& rank_hosts, double gap) {
+  auto net = std::make_shared<NetworkModel>();
+  net->gap = gap;
+  for (int n = 0; n < layout.nodes(); ++n) {
+    const std::vector<int> members = layout.members(n);
+    if (members.size() >= 2) {
+      net->intra = route_link(rank_hosts[static_cast<std::size_t>(members[0])],
+                              rank_hosts[static_cast<std::size_t>(members[1])]);
+      break;
+    }
+  }
+  if (layout.nodes() >= 2) {
+    const std::vector<int> leaders = layout.leaders();
+    net->inter =
+        route_link(rank_hosts[static_cast<std::size_t>(leaders[0])], rank_hosts[static_cast<std::size_t>(leaders[1])]);
+  }
+  if (!net->intra.known() && !net->inter.known() && gap <= 0) return nullptr;
+  return net;
 }
 
 }  // namespace
@@ -294,8 +377,12 @@ void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
   std::vector<sg4::Host*> rank_hosts;
   rank_hosts.reserve(static_cast<std::size_t>(config.procs));
   for (int r = 0; r < config.procs; ++r) rank_hosts.push_back(st.hosts[static_cast<std::size_t>(r) % st.hosts.size()]);
+  std::shared_ptr<const NodeLayout> layout = platform_layout(st, rank_hosts);
+  std::shared_ptr<const NetworkModel> network =
+      platform_network(*layout, rank_hosts, config.message_gap.value_or(st.message_gap));
   detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock(),
                       config.message_gap.value_or(st.message_gap), st.protocol);
+  world.set_topology(std::move(layout), std::move(network));
   detail::g_world = &world;
   struct Reset {
     ~Reset() { detail::g_world = nullptr; }

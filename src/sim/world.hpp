@@ -19,6 +19,7 @@
 
 #include "ragged/comm.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 
 namespace ragged::sim::detail {
 
@@ -176,6 +177,14 @@ class World {
   [[nodiscard]] double start_clock() const { return start_clock_; }
   [[nodiscard]] double message_gap() const { return gap_; }
   SimComm& comm(int rank) { return *comms_[static_cast<std::size_t>(rank)]; }
+  /// Which ranks share a node and what the platform says of its links (docs/backends/sim.md,
+  /// "Layout"): set once by sim::run before any rank starts, the same for every rank.
+  void set_topology(std::shared_ptr<const NodeLayout> layout, std::shared_ptr<const NetworkModel> network) {
+    layout_ = std::move(layout);
+    network_ = std::move(network);
+  }
+  [[nodiscard]] const std::shared_ptr<const NodeLayout>& layout() const { return layout_; }
+  [[nodiscard]] const std::shared_ptr<const NetworkModel>& network() const { return network_; }
 
   // ---------------------------------------------------------------- actors
   /// Creates an actor on `host` that runs `fn` with its own ActorCtl; counts it as live at once.
@@ -269,6 +278,8 @@ class World {
   std::vector<double> next_send_;  // per rank: the earliest clock its next transfer may start
   std::vector<double> next_recv_;  // per rank: the earliest clock its next arrival may be done
   std::vector<std::unique_ptr<SimComm>> comms_;
+  std::shared_ptr<const NodeLayout> layout_;
+  std::shared_ptr<const NetworkModel> network_;
 
   std::map<aid_t, ActorCtl*> actors_;  // ordered by pid: creation order, deterministic
   int live_ = 0;

@@ -18,6 +18,7 @@
   X(overhead)                    \
   X(calibrate)                   \
   X(consistency)                 \
+  X(select)                      \
   X(list)
 
 namespace ragged::bench {

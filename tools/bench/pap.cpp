@@ -12,7 +12,9 @@
 #include "ragged/arrival.hpp"
 #include "ragged/bounds.hpp"
 #include "ragged/collectives.hpp"
+#include "ragged/context.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/registry.hpp"
 
 namespace ragged::bench {
@@ -273,6 +275,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       result.procs = comm.size();
       result.link = link;
       result.bound_link = for_bound;
+      result.layout = layout_of(comm, Hints{})->describe();
     }
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
       const std::string& name = o.algorithms[a];
@@ -372,6 +375,7 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
                      {"seed", std::to_string(o.seed)},
                      {"backend", b.backend},
                      {"platform", platform_label(b)},
+                     {"layout", result.layout},
                      {"link_alpha_s", significant(result.link.alpha)},
                      {"link_beta_s_per_byte", significant(result.link.beta)},
                      {"bound_beta_s_per_byte", significant(result.bound_link.beta)},

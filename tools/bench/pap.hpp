@@ -79,6 +79,7 @@ struct PapResult {
   LinkModel link;
   LinkModel bound_link;  ///< the lower bound's (bound_link(): beta at most the link's capacity)
   int procs = 0;
+  std::string layout;        ///< NodeLayout::describe() of the communicator as dispatch sees it
   std::string best_regular;  ///< the reference of `speedup` ("" when the run has no regular algorithm)
 };
 

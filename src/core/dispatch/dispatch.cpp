@@ -63,9 +63,8 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.max_message_bytes = comm.max_message_bytes();
   call.sub_call = sub_call;
   call.source_fills = source_fills;
-  // Which ranks share a node, as Context::layout() sees it (a NodeLayout hint, RAGGED_LAYOUT, the
-  // Comm's), for the restrictions and cost models that need it.
-  call.layout = Context(comm, TagBlock(0, 0), {}, internal::dispatch_state(comm).workspace, hints).layout();
+  call.layout = layout_of(comm, hints);
+  call.network = network_of(comm, hints);
   Selection s = select(call, requested);
   // A part on a sub-communicator cannot run a backend's own algorithm (it needs the backend's
   // communicator): `auto` among the regular ones instead.
@@ -191,6 +190,9 @@ const Algorithm& balanced_choice(const Context& ctx, Collective collective, std:
   call.commutative = commutative;
   call.hints = &ctx.hints();
   call.backend = ctx.comm().backend();
+  call.max_message_bytes = ctx.comm().max_message_bytes();
+  call.layout = ctx.layout();
+  call.network = network_of(ctx.comm(), ctx.hints());
   call.sub_call = true;  // `auto` among the regular algorithms; the snapshot lends its link model
   const Selection s = selection_for(call, Requested{running->restrictions.balanced, "balanced"});
   return *s.algorithm;

@@ -253,14 +253,30 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
   x.gamma = 0.25e-9;
   const LinkModel* hint = call.hints ? call.hints->get<LinkModel>() : nullptr;
   if (snapshot != nullptr && snapshot->link().known()) hint = &snapshot->link();
+  // The platform's links (Comm::network(), a NetworkModel hint): between two nodes (alpha, beta)
+  // and inside one; a measured or given link model still wins for alpha and beta.
+  const NetworkModel* net = call.network.get();
+  if (net != nullptr) {
+    const LinkModel& between = net->inter.known() ? net->inter : net->intra;  // one node: its link
+    if (between.known() && (hint == nullptr || !hint->known())) {
+      x.alpha = between.alpha;
+      x.beta = between.beta;
+    }
+    if (net->intra.known()) {
+      x.alpha_intra = net->intra.alpha;
+      x.beta_intra = net->intra.beta;
+    }
+    x.gap = net->gap;
+  }
   if (hint != nullptr && hint->known()) {
     x.alpha = hint->alpha;
     x.beta = hint->beta;
   }
-  if (call.layout != nullptr && call.layout->size() == call.procs) {  // the node-aware models' layout
-    x.nodes = call.layout->nodes();
-    x.per_node = call.layout->max_per_node();
-    x.regular_layout = call.layout->regular();
+  // The layout: with one rank per node the models are their flat formulas.
+  if (const NodeLayout* layout = call.layout.get(); layout != nullptr && layout->size() == call.procs) {
+    x.nodes = layout->nodes();
+    x.per_node = layout->max_per_node();
+    x.regular_layout = layout->regular();
   }
   return x;
 }

@@ -4,6 +4,19 @@
 //   p = procs, m = bytes (one rank's block, or the whole vector for allreduce/bcast/reduce),
 //   L = ceil(log2 p), alpha per message, beta per byte, gamma per byte reduced.
 //
+// Layouts (CostInput::nodes, per_node, regular_layout, alpha_intra, beta_intra, gap; docs/selection.md,
+// "Layouts"): with k = per_node > 1 ranks on a node, alpha and beta are the link between two
+// nodes, which the k ranks of a node share, and alpha_intra, beta_intra the link inside one.
+// A step in which `off` of a node's ranks send s bytes off-node at once costs
+// alpha + off s beta for them (one card carries every stream: beta times the number sending),
+// and alpha_intra + s beta_intra for the ranks whose partner is on their node: the step takes
+// the slower of the two, and at least the gap g (a rank starts its messages g apart). A ring on
+// consecutive ranks crosses nodes only at node boundaries (off = 1); recursive doubling or
+// halving at distance d >= k has all k ranks of a node off-node at once (off = k); a binomial
+// tree's level at distance d >= k has at most one sender per node. Without a layout
+// (per_node <= 1) and without a gap, every model is the formula it was before layouts
+// (flat(), tests/unit/cost_layout_test.cpp).
+//
 // The arrival-aware models (bdr, bgd, bslb, bsls, sls) give the time an algorithm still needs
 // after the last process arrived, in Proficz 2021's step model (one segment of m bytes takes
 // tau = alpha + m beta between two processes): k = min(p - 1, floor(omega / tau)) steps fit
@@ -57,6 +70,72 @@ inline double log2_ceil(int p) {
 }
 
 inline double tau(const CostInput& x) { return x.alpha + x.bytes * x.beta; }
+
+// ---------------------------------------------------------------- layouts (see the top)
+
+/// One rank per node and no gap: the models are their flat alpha-beta formulas.
+inline bool flat(const CostInput& x) { return x.per_node <= 1 && !(x.gap > 0); }
+inline int per_node(const CostInput& x) { return std::max(1, x.per_node); }
+inline double alpha_intra(const CostInput& x) { return x.alpha_intra > 0 ? x.alpha_intra : x.alpha; }
+inline double beta_intra(const CostInput& x) { return x.beta_intra > 0 ? x.beta_intra : x.beta; }
+/// All ranks on one node: no message leaves it.
+inline bool one_node(const CostInput& x) { return x.nodes == 1; }
+/// A step in which `off` of a node's ranks send s bytes off-node at once (sharing the node's
+/// link: beta times off) and the others s bytes inside the node; at least one gap.
+inline double layered_step(const CostInput& x, double s, int off) {
+  const int k = per_node(x);
+  if (one_node(x)) off = 0;
+  double t = 0;
+  if (off < k) t = alpha_intra(x) + s * beta_intra(x);
+  if (off > 0) t = std::max(t, x.alpha + s * x.beta * off);
+  return std::max(t, x.gap);
+}
+/// Ranks of a node whose partner r + d (mod p) is on another node, for k consecutive ranks per
+/// node (node 0's; every rank of an irregular layout counts).
+inline int off_shift(const CostInput& x, int d) {
+  const int k = per_node(x);
+  const int p = std::max(1, x.procs);
+  if (!x.regular_layout) return k;
+  d = ((d % p) + p) % p;
+  if (d == 0) return 0;
+  const int stay = std::max(0, k - d) + std::max(0, k - (p - d));
+  return k - std::min(k, stay);
+}
+/// Ranks of a node whose partner r xor d is on another node (node 0's, k consecutive ranks).
+inline int off_xor(const CostInput& x, int d) {
+  const int k = per_node(x);
+  if (!x.regular_layout) return k;
+  int off = 0;
+  for (int r = 0; r < k; ++r) off += (r ^ d) >= k ? 1 : 0;
+  return off;
+}
+/// A level of a binomial tree at distance d: at most one sender per node leaves it when
+/// d >= k (or when d does not divide the node evenly), none otherwise.
+inline int off_binomial(const CostInput& x, int d) {
+  const int k = per_node(x);
+  if (!x.regular_layout) return k;
+  return d >= k || k % (2 * d) != 0 ? 1 : 0;
+}
+/// A binomial tree of ceil(log2 p) levels, each moving `bytes_at(d)` at distance d = 1, 2, 4, ...
+template <class Bytes>
+double layered_binomial(const CostInput& x, Bytes bytes_at) {
+  double t = 0;
+  for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, bytes_at(d), off_binomial(x, d));
+  return t;
+}
+/// One step of the ring on consecutive ranks: a message of s bytes to the next rank.
+inline double layered_ring_step(const CostInput& x, double s) { return layered_step(x, s, off_shift(x, 1)); }
+/// Recursive halving (reduce-scatter) then recursive doubling (allgather) on the power-of-two
+/// part p' of p: step d = p'/2, ..., 1 moves m d / p' bytes each way, all k ranks of a node
+/// off-node once d >= k; plus the reduction (p'-1)/p' m gamma. For allreduce rabenseifner's
+/// model (TODO(layout merge): its own fold or pre-step is added by that model).
+inline double halving_doubling(const CostInput& x) {
+  int pow2 = 1;
+  while (pow2 * 2 <= x.procs) pow2 *= 2;
+  double t = 0;
+  for (int d = pow2 / 2; d >= 1; d /= 2) t += 2 * layered_step(x, x.bytes * d / pow2, off_xor(x, d));
+  return t + (pow2 - 1.0) / pow2 * x.bytes * x.gamma;
+}
 /// Steps that fit between the first and the last arrival.
 inline double pre_steps(const CostInput& x) {
   const double t = tau(x);
@@ -65,18 +144,34 @@ inline double pre_steps(const CostInput& x) {
 }
 
 // allgather (m = one rank's block)
-inline double allgather_ring(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double allgather_ring(const CostInput& x) {
+  if (!flat(x)) return (x.procs - 1) * layered_ring_step(x, x.bytes);
+  return (x.procs - 1) * tau(x);
+}
 inline double allgather_nex(const CostInput& x) {
   if (x.procs % 2 != 0) return allgather_ring(x);
+  if (!flat(x)) {  // neighbours: one pair per node boundary crosses (off = 1), two blocks a step
+    return layered_step(x, x.bytes, off_shift(x, 1)) + (x.procs / 2.0 - 1) * layered_ring_step(x, 2 * x.bytes);
+  }
   return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
 inline double allgather_bruck(const CostInput& x) {
+  if (!flat(x)) {  // step d = 2^j sends min(d, p - d) blocks to rank - d
+    double t = 0;
+    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, std::min(d, x.procs - d) * x.bytes, off_shift(x, d));
+    return t;
+  }
   return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
 /// Bruck's when P is a power of two (listed first, it wins the tie: no rotation); otherwise it
 /// runs Bruck, and `auto` should name Bruck: infinite.
 inline double allgather_recursive_doubling(const CostInput& x) {
   if ((x.procs & (x.procs - 1)) != 0) return std::numeric_limits<double>::infinity();
+  if (!flat(x)) {  // step d = 2^j exchanges d blocks with rank xor d
+    double t = 0;
+    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, d * x.bytes, off_xor(x, d));
+    return t;
+  }
   return allgather_bruck(x);
 }
 inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * tau(x); }
@@ -87,6 +182,7 @@ inline double allgather_bgd(const CostInput& x) {
 // allreduce (m = the whole vector)
 inline double allreduce_ring(const CostInput& x) {
   const double p = x.procs;
+  if (!flat(x)) return 2 * (p - 1) * layered_ring_step(x, x.bytes / p) + (p - 1) / p * x.bytes * x.gamma;
   return 2 * (p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma;
 }
 inline double allreduce_rabenseifner(const CostInput& x) {
@@ -95,11 +191,17 @@ inline double allreduce_rabenseifner(const CostInput& x) {
   // a non-power-of-two p folds first: one more exchange of the whole vector
   const bool pow2 = (x.procs & (x.procs - 1)) == 0;
   const double fold = pow2 ? 0 : 2 * (x.alpha + x.bytes * x.beta) + x.bytes * x.gamma;
+  if (!flat(x)) return halving_doubling(x) + fold;  // TODO(layout merge): the layout factor; keep with the rewrite
   return 2 * l * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma + fold;
 }
 inline double allreduce_recursive_doubling(const CostInput& x) {
   const bool pow2 = (x.procs & (x.procs - 1)) == 0;
   const double steps = log2_ceil(x.procs) + (pow2 ? 0 : 1);
+  if (!flat(x)) {  // whole vectors with rank xor d; a non-power-of-two p adds one off-node step
+    double t = pow2 ? 0 : layered_step(x, x.bytes, per_node(x)) + x.bytes * x.gamma;
+    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, x.bytes, off_xor(x, d)) + x.bytes * x.gamma;
+    return t;
+  }
   return steps * (x.alpha + x.bytes * x.beta + x.bytes * x.gamma);
 }
 inline double allreduce_pipelined_linear(const CostInput& x) {
@@ -107,7 +209,33 @@ inline double allreduce_pipelined_linear(const CostInput& x) {
   const double segments = std::max(1.0, std::ceil(x.bytes / segment));
   const double s = std::min(segment, x.bytes);
   // down the chain and back up: 2 (p - 1 + segments - 1) steps of one segment
+  if (!flat(x))
+    return 2 * (x.procs - 1 + segments - 1) * layered_ring_step(x, s) + (x.procs - 1 + segments - 1) * s * x.gamma;
   return 2 * (x.procs - 1 + segments - 1) * (x.alpha + s * x.beta) + (x.procs - 1 + segments - 1) * s * x.gamma;
+}
+/// The one-sided segmented ring (allreduce_onesided_ring.cpp, docs/algorithms/allreduce-onesided-ring.md):
+/// the ready at entry, the pipeline's fill of m - 1 segments (S = 64 KiB, OneSidedTuning's default),
+/// then the ring's 2(P-1) steps and its reduction (P-1)/P n gamma. The reduction is charged, not
+/// taken as hidden behind the transfers: on one rank per node the measured gain of hiding it is
+/// 1 % (skylake-fdr-32) and over an emulated window the one-sided ring loses to the ring, so
+/// without a layout this model stays above the ring's and `auto` keeps the ring. With a layout,
+/// no rank waits for its right neighbour (its puts go into free slots), so a step's latency is
+/// the ring's path average, alpha_intra on k - 1 hops of k and alpha on one, while the bytes
+/// still move at the slower link's rate.
+inline double allreduce_onesided_ring(const CostInput& x) {
+  constexpr double segment = 64 * 1024;
+  const double p = x.procs;
+  if (x.procs < 2) return 0;
+  const double chunk = x.bytes / p;
+  const double m = std::max(1.0, std::ceil(chunk / segment));
+  const double s = chunk / m;
+  const double reduction = (p - 1) / p * x.bytes * x.gamma;
+  if (flat(x)) return x.alpha + (m - 1) * (x.alpha + s * x.beta) + allreduce_ring(x);
+  const double k = one_node(x) ? p : per_node(x);
+  const double alpha_path = one_node(x) ? alpha_intra(x) : ((k - 1) * alpha_intra(x) + x.alpha) / k;
+  const double beta_path = one_node(x) ? beta_intra(x) : std::max(x.beta, beta_intra(x));
+  const double hop = std::max(alpha_path + chunk * beta_path, x.gap);
+  return alpha_path + (m - 1) * (alpha_path + s * beta_path) + 2 * (p - 1) * hop + reduction;
 }
 /// Proficz 2018's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
 inline double allreduce_slt(const CostInput& x) {
@@ -141,18 +269,48 @@ inline double allreduce_prd(const CostInput& x) {
 }
 inline double allreduce_reduce_bcast(const CostInput& x) {
   const double l = log2_ceil(x.procs);
+  if (!flat(x)) return 2 * layered_binomial(x, [&](int) { return x.bytes; }) + l * x.bytes * x.gamma;
   return 2 * l * (x.alpha + x.bytes * x.beta) + l * x.bytes * x.gamma;
 }
 
 // bcast and reduce (m = the whole vector)
-inline double bcast_binomial(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
-inline double bcast_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
-/// The same critical path as bcast_binomial in the model; listed after it, so `auto` keeps
-/// "binomial" on ties.
-inline double bcast_binomial_blocking(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
+/// With a layout the model also counts that a rank posts its sends at once (bcast_binomial.cpp):
+/// the j sends of a rank with j children share its link, so the level at distance 2^(j-1) takes
+/// j m beta, L (L + 1) / 2 m beta in all (galileo-opa-16x4, P = 64, 1 MiB: 2.20 ms measured,
+/// 2.2 ms by this sum, against binomial_blocking's 0.63 ms).
+inline double bcast_binomial(const CostInput& x) {
+  if (!flat(x)) {
+    double t = 0;
+    int j = 1;
+    for (int d = 1; d < x.procs; d *= 2, ++j) t += layered_step(x, j * x.bytes, off_binomial(x, d));
+    return t;
+  }
+  return log2_ceil(x.procs) * tau(x);
+}
+/// A root that posts its p - 1 messages of s bytes at once (or receives them so): they start a
+/// gap apart, share its own link, and those to or from other nodes share its node's card.
+inline double layered_linear(const CostInput& x, double s) {
+  const int k = one_node(x) ? x.procs : std::min(per_node(x), x.procs);
+  const double own = alpha_intra(x) + (x.procs - 1) * s * beta_intra(x);
+  const double card = one_node(x) || k >= x.procs ? 0 : x.alpha + (x.procs - k) * s * x.beta;
+  return std::max({own, card, x.alpha + (x.procs - 2) * x.gap});
+}
+inline double bcast_linear(const CostInput& x) {
+  if (!flat(x)) return layered_linear(x, x.bytes);
+  return (x.procs - 1) * tau(x);
+}
+/// The same critical path as bcast_binomial in the flat model; listed after it, so `auto` keeps
+/// "binomial" on ties. With a layout, its sends one after the other: a level, one message.
+inline double bcast_binomial_blocking(const CostInput& x) {
+  if (!flat(x)) return layered_binomial(x, [&](int) { return x.bytes; });
+  return log2_ceil(x.procs) * tau(x);
+}
 /// Binomial scatter of P pieces, ring allgather of them (bcast_scatter_allgather.cpp).
 inline double bcast_scatter_allgather(const CostInput& x) {
   const double p = x.procs;
+  if (!flat(x)) {  // the scatter's level at distance d moves d pieces of m / p; then the ring
+    return layered_binomial(x, [&](int d) { return x.bytes * d / p; }) + (p - 1) * layered_ring_step(x, x.bytes / p);
+  }
   return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
 }
 /// The bytes a streaming bcast moves down each link: all of them, or with x.held_blocks the
@@ -174,7 +332,8 @@ inline double bcast_pipelined_chain(const CostInput& x) {
     return x.source_fills ? block : (x.procs - 1) * block;
   }
   const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
-  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
+  const double step =
+      flat(x) ? x.alpha + std::ceil(x.bytes / segments) * x.beta : layered_ring_step(x, std::ceil(x.bytes / segments));
   return (x.source_fills ? x.procs - 1 : x.procs - 2 + segments) * step;
 }
 /// The two-tree pipeline (bcast_double_tree.cpp): the root sends S segments, the last one then
@@ -187,8 +346,22 @@ inline double bcast_double_tree(const CostInput& x) {
   const auto segments =
       static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs, x.source_fills));
   const double depth = double_tree::depth(x.procs - 1);
-  const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
   const double own = x.source_fills && x.held_blocks ? x.alpha + x.bytes / x.procs * x.beta : 0;
+  if (!flat(x)) {
+    // The two in-order trees: about 2 p / k of their edges span k ranks or more, so each node
+    // sends about two streams off-node at once (off = 2) while the pipeline is full. The last
+    // segment's way down: level l's edges span about p / 2^(l+1) ranks, off-node while that is
+    // at least k, inside a node below.
+    const double s = std::ceil(streamed_bytes(x) / segments);
+    const double full = layered_step(x, s, std::min(2, per_node(x)));
+    double down = 0;
+    for (int l = 1; l <= static_cast<int>(depth); ++l) {
+      const bool leaves = !one_node(x) && x.procs / std::pow(2.0, l + 1) >= per_node(x);
+      down += 2 * layered_step(x, s, leaves ? std::min(2, per_node(x)) : 0);
+    }
+    return (x.source_fills ? 1 : segments) * full + down + own;
+  }
+  const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
   return ((x.source_fills ? 1 : segments) + 2 * depth) * step + own;
 }
 /// What a bcast that streams a source still filling adds to the fill of `fill` seconds: it ends
@@ -202,7 +375,10 @@ inline double bcast_selected(const CostInput& x) {
   return std::min({bcast_binomial(x), bcast_linear(x), bcast_binomial_blocking(x), bcast_scatter_allgather(x),
                    bcast_pipelined_chain(x), bcast_double_tree(x)});
 }
-inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
+inline double reduce_binomial(const CostInput& x) {
+  if (!flat(x)) return layered_binomial(x, [&](int) { return x.bytes; }) + log2_ceil(x.procs) * x.bytes * x.gamma;
+  return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma);
+}
 
 // allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
 /// LNBC: the paced linear gather, then the selected broadcast. A broadcast that streams its
@@ -232,8 +408,12 @@ inline double allgather_bslb(const CostInput& x) {
 }
 
 // gather and scatter (m = one rank's block)
-inline double gather_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double gather_linear(const CostInput& x) {
+  if (!flat(x)) return layered_linear(x, x.bytes);
+  return (x.procs - 1) * tau(x);
+}
 inline double gather_binomial(const CostInput& x) {
+  if (!flat(x)) return layered_binomial(x, [&](int d) { return d * x.bytes; });
   return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
 inline double gather_bsls(const CostInput& x) { return tau(x); }
@@ -246,9 +426,31 @@ inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x
 inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.alpha; }
 
 // alltoall (m = one block)
-inline double alltoall_linear(const CostInput& x) { return x.alpha + (x.procs - 1) * x.bytes * x.beta; }
-inline double alltoall_pairwise(const CostInput& x) { return (x.procs - 1) * tau(x); }
+/// Every block at once: a rank's p - 1 messages (at least a gap each), its own link carrying
+/// them, and its node's link carrying the k (p - k) blocks that leave the node.
+inline double alltoall_linear(const CostInput& x) {
+  if (!flat(x)) {
+    const int k = one_node(x) ? x.procs : std::min(per_node(x), x.procs);
+    const double own = alpha_intra(x) + (x.procs - 1) * x.bytes * beta_intra(x);
+    const double card = one_node(x) ? 0 : x.alpha + static_cast<double>(k) * (x.procs - k) * x.bytes * x.beta;
+    return std::max({own, card, (x.procs - 1) * x.gap});
+  }
+  return x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+inline double alltoall_pairwise(const CostInput& x) {
+  if (!flat(x)) {  // step d: a block to rank + d
+    double t = 0;
+    for (int d = 1; d < x.procs; ++d) t += layered_step(x, x.bytes, off_shift(x, d));
+    return t;
+  }
+  return (x.procs - 1) * tau(x);
+}
 inline double alltoall_bruck(const CostInput& x) {
+  if (!flat(x)) {  // step d = 2^j: about p / 2 blocks to rank + d
+    double t = 0;
+    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, x.procs / 2.0 * x.bytes, off_shift(x, d));
+    return t;
+  }
   return log2_ceil(x.procs) * x.alpha + x.procs / 2.0 * log2_ceil(x.procs) * x.bytes * x.beta;
 }
 

@@ -1,0 +1,176 @@
+// The cost models with layouts (src/core/plans/cost_model.hpp, docs/selection.md "Layouts"):
+// with one rank per node and no network model every model gives exactly what it gave before
+// layouts (a frozen copy: cost_model_before.hpp), over a grid of P and sizes; with ranks
+// sharing a node, the steps that leave a node all at once pay for it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "cost_model_before.hpp"
+#include "plans/cost_model.hpp"
+#include "ragged/registry.hpp"
+
+namespace ragged {
+namespace {
+
+namespace before = plans::cost_before;
+
+struct Old {
+  Collective collective;
+  const char* name;
+  double (*model)(const CostInput&);
+};
+
+/// Every listed model as it was, by (collective, name).
+const std::vector<Old>& old_models() {
+  static const std::vector<Old> models = {
+      {Collective::allgather, "ring", before::allgather_ring},
+      {Collective::allgather, "nex", before::allgather_nex},
+      {Collective::allgather, "lnbc", before::allgather_lnbc},
+      {Collective::allgather, "recursive_doubling", before::allgather_recursive_doubling},
+      {Collective::allgather, "bruck", before::allgather_bruck},
+      {Collective::allgather, "bdr", before::allgather_bdr},
+      {Collective::allgather, "bgd", before::allgather_bgd},
+      {Collective::allgather, "bslb", before::allgather_bslb},
+      {Collective::allreduce, "ring", before::allreduce_ring},
+      {Collective::allreduce, "rabenseifner", before::allreduce_rabenseifner},
+      {Collective::allreduce, "recursive_doubling", before::allreduce_recursive_doubling},
+      {Collective::allreduce, "pipelined_linear", before::allreduce_pipelined_linear},
+      {Collective::allreduce, "slt", before::allreduce_slt},
+      {Collective::allreduce, "prr", before::allreduce_prr},
+      {Collective::allreduce, "prd", before::allreduce_prd},
+      {Collective::allreduce, "reduce_bcast", before::allreduce_reduce_bcast},
+      {Collective::bcast, "binomial", before::bcast_binomial},
+      {Collective::bcast, "linear", before::bcast_linear},
+      {Collective::bcast, "binomial_blocking", before::bcast_binomial_blocking},
+      {Collective::bcast, "scatter_allgather", before::bcast_scatter_allgather},
+      {Collective::bcast, "pipelined_chain", before::bcast_pipelined_chain},
+      {Collective::bcast, "double_tree", before::bcast_double_tree},
+      {Collective::reduce, "binomial", before::reduce_binomial},
+      {Collective::gather, "linear", before::gather_linear},
+      {Collective::gather, "binomial", before::gather_binomial},
+      {Collective::gather, "bsls", before::gather_bsls},
+      {Collective::gather, "sls", before::gather_sls},
+      {Collective::scatter, "linear", before::scatter_linear},
+      {Collective::scatter, "binomial", before::scatter_binomial},
+      {Collective::gatherv, "traff", before::irregular_tree},
+      {Collective::gatherv, "linear", before::irregular_linear},
+      {Collective::scatterv, "traff", before::irregular_tree},
+      {Collective::scatterv, "linear", before::irregular_linear},
+      {Collective::alltoall, "linear", before::alltoall_linear},
+      {Collective::alltoall, "pairwise", before::alltoall_pairwise},
+      {Collective::alltoall, "bruck", before::alltoall_bruck},
+      {Collective::alltoallv, "linear", before::irregular_linear},
+  };
+  return models;
+}
+
+/// Models new with the layouts: no earlier figure to keep.
+bool new_model(Collective c, const std::string& name) { return c == Collective::allreduce && name == "onesided_ring"; }
+
+TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {
+  const std::vector<int> procs = {1, 2, 3, 4, 5, 7, 8, 12, 16, 28, 31, 32, 48, 60, 64, 100, 128, 255, 256, 560};
+  const std::vector<double> bytes = {0, 1, 4, 8, 100, 1000, 4096, 65536, 100000, 1 << 20, 16 << 20};
+  struct Link {
+    double alpha, beta, gamma;
+  };
+  const std::vector<Link> links = {{50e-6, 1 / 117.5e6, 0.25e-9}, {1.7e-6, 1 / 3.2e9, 0.25e-9}, {1e-3, 1e-9, 0}};
+  int compared = 0;
+  for (const Algorithm* a : Registry::instance().all()) {
+    if (a->cost == nullptr) continue;
+    const Old* old = nullptr;
+    for (const Old& o : old_models()) {
+      if (o.collective == a->collective && a->name == o.name) old = &o;
+    }
+    if (old == nullptr) {
+      EXPECT_TRUE(new_model(a->collective, a->name))
+          << name_of(a->collective) << " " << a->name << " has no earlier figure";
+      continue;
+    }
+    for (const int p : procs) {
+      for (const double m : bytes) {
+        for (const Link& l : links) {
+          for (const double omega : {0.0, 1e-3}) {
+            CostInput x;
+            x.procs = p;
+            x.bytes = m;
+            x.alpha = l.alpha;
+            x.beta = l.beta;
+            x.gamma = l.gamma;
+            x.omega = omega;
+            const double was = old->model(x);
+            EXPECT_EQ(a->cost(x), was) << name_of(a->collective) << " " << a->name << " P=" << p << " m=" << m;
+            x.nodes = p;  // a layout of one rank per node, as dispatch fills it
+            x.per_node = 1;
+            EXPECT_EQ(a->cost(x), was) << name_of(a->collective) << " " << a->name << " P=" << p << " m=" << m
+                                       << " with a flat layout";
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 10000);
+}
+
+/// A node of 16 ranks sharing one 3.2 GB/s card, 1.7 us between nodes, 0.5 us inside (the
+/// shipped infiniband-qdr-560).
+CostInput qdr(int procs, double bytes) {
+  CostInput x;
+  x.procs = procs;
+  x.bytes = bytes;
+  x.alpha = 1.7e-6;
+  x.beta = 1 / 3.2e9;
+  x.gamma = 0.25e-9;
+  x.nodes = (procs + 15) / 16;
+  x.per_node = std::min(procs, 16);
+  x.alpha_intra = 0.5e-6;
+  x.beta_intra = 1 / 3.2e9;
+  x.gap = 0.5e-6;
+  return x;
+}
+
+TEST(CostLayout, RecursiveHalvingPaysForSixteenRanksOnOneCard) {
+  // 560 ranks, 1 MiB: the halving's first steps move half the vector from every rank of a node
+  // through its card at once; the ring crosses a card with one stream. The flat models say the
+  // opposite.
+  const CostInput x = qdr(560, 1 << 20);
+  EXPECT_LT(plans::cost::allreduce_ring(x), plans::cost::allreduce_rabenseifner(x));
+  EXPECT_LT(plans::cost::allreduce_ring(x), plans::cost::allreduce_recursive_doubling(x));
+  CostInput flat = x;
+  flat.nodes = 0;
+  flat.per_node = 1;
+  flat.gap = 0;
+  EXPECT_GT(plans::cost::allreduce_ring(flat), plans::cost::allreduce_rabenseifner(flat));
+}
+
+TEST(CostLayout, OffNodeCountsOnConsecutiveRanks) {
+  CostInput x = qdr(64, 1024);                 // 4 nodes of 16
+  EXPECT_EQ(plans::cost::off_shift(x, 1), 1);  // the ring: one stream per card
+  EXPECT_EQ(plans::cost::off_shift(x, 5), 5);
+  EXPECT_EQ(plans::cost::off_shift(x, 16), 16);
+  EXPECT_EQ(plans::cost::off_shift(x, 63), 1);  // to the previous rank
+  EXPECT_EQ(plans::cost::off_xor(x, 8), 0);     // inside the node
+  EXPECT_EQ(plans::cost::off_xor(x, 16), 16);   // every rank at once
+  EXPECT_EQ(plans::cost::off_binomial(x, 4), 0);
+  EXPECT_EQ(plans::cost::off_binomial(x, 32), 1);
+  x.regular_layout = false;  // ranks dealt round-robin: every partner may be elsewhere
+  EXPECT_EQ(plans::cost::off_shift(x, 1), 16);
+  // one node: nothing leaves it
+  const CostInput one = qdr(16, 1 << 20);
+  EXPECT_DOUBLE_EQ(plans::cost::layered_step(one, 1000, 16), std::max(0.5e-6 + 1000 / 3.2e9, 0.5e-6));
+}
+
+TEST(CostLayout, OneSidedRingHasAModelAndIsListedWithIt) {
+  const Algorithm& a = Registry::instance().find(Collective::allreduce, "onesided_ring");
+  ASSERT_NE(a.cost, nullptr);
+  const CostInput x = qdr(560, 1 << 20);
+  // no rank waits for its right neighbour: the path's latency is mostly the node's
+  EXPECT_LT(a.cost(x), plans::cost::allreduce_ring(x));
+  EXPECT_EQ(plans::cost::allreduce_onesided_ring(qdr(1, 1 << 20)), 0);
+}
+
+}  // namespace
+}  // namespace ragged

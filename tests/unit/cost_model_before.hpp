@@ -1,0 +1,259 @@
+// FROZEN COPY, for tests/unit/cost_layout_test.cpp only: src/core/plans/cost_model.hpp as it was before
+// the models learned layouts (CostInput::nodes, per_node, ..., gap), in namespace cost_before.
+// The test proves every model still gives exactly these figures with one rank per node and no
+// network model. Do not update it with later model changes to the flat formulas: change the test.
+// Alpha-beta(-gamma) cost models of the core algorithms, as docs/algorithms/ states them, for
+// `auto` selection (src/core/dispatch/select.cpp). Pure functions of values every rank shares.
+//
+//   p = procs, m = bytes (one rank's block, or the whole vector for allreduce/bcast/reduce),
+//   L = ceil(log2 p), alpha per message, beta per byte, gamma per byte reduced.
+//
+// The arrival-aware models (bdr, bgd, bslb, bsls, sls) give the time an algorithm still needs
+// after the last process arrived, in Proficz 2021's step model (one segment of m bytes takes
+// tau = alpha + m beta between two processes): k = min(p - 1, floor(omega / tau)) steps fit
+// between the first and the last arrival.
+//   bdr:  its pre-steps carry only each rank's own segment, and the last rank's segment still
+//         travels the whole ring after it arrives: (p - 1) tau, the ring's (docs/algorithms/bdr.md).
+//   bgd:  fills the pre-steps with forwarding, so at most p - 1 - k steps remain, and never fewer
+//         than the L steps the last segment needs to reach everyone: max(L, p - 1 - k) tau.
+//   bslb: the last block reaches rank 0 (tau), then the selected broadcast of p m bytes.
+//   bsls, sls: the last block reaches the root: tau (sls adds the root's signal: + alpha).
+// The arrival-aware allreduce models (slt, prr; Proficz 2018's step model, one process late by omega,
+// the others together) give the mean over the ranks of the time each still needs after the last
+// arrival, the part of e-bar an algorithm controls: their last rank finishes no earlier than the
+// ring's, their gain is that the others finish earlier.
+//   slt: pipelined_linear's chain with the latest process at position 0 (plans/slt_order.hpp);
+//        segments of s = min(32 KiB, m) bytes, tau_s = alpha + s beta, S = ceil(m / s), W =
+//        floor(omega / tau_s). The partials reach position 0 in steps P-1 .. P+S-2, one a step;
+//        its agent takes those before its arrival. On a switch a middle rank's one port carries
+//        the partials still on their way (R = max(0, P-1+S-W) of them) and the S results, so
+//        position k is done about R + S + k steps after the last arrival:
+//        (R + S + (P-2)(P+1)/(2P)) tau_s + m gamma (with separate links per direction, as in
+//        figure 6 and plans::slt::step_model, R shrinks to max(0, P-1-W)). With omega = 0 the
+//        last rank needs R + S + P-2 = 2(P-1+S) - 1 steps, pipelined_linear's model plus one.
+//   prr: P segments, tau = alpha + (m/P) beta, A = floor(omega / tau) pre-steps
+//        (plans/prr_schedule.hpp): the early rank at ring position q <= P-3 finishes P + q + 1
+//        steps after the last arrival (its last forward), or 2P-2-A if q <= P-3-A; position P-2
+//        after 2P-2; the late rank after max(P, 2P-2-A) (P once A >= P-1); plus the ring's
+//        (P-1)/P m gamma. With A = 0 every rank needs 2P-2 steps: the ring.
+//   prd: the early ranks' reduce-scatter, Q = P-1 of them: (Q-1)(alpha + m beta / Q), what is
+//        left of it after omega, then w + 1 waves of alpha + m beta / w (w = plans::prd's
+//        rounds, from alpha and beta), plus m gamma / Q for the late rank's pieces.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+
+#include "plans/cost_input.hpp"
+#include "plans/double_tree_plan.hpp"
+#include "plans/pipelined_chain_plan.hpp"
+#include "plans/prd_plan.hpp"
+
+namespace ragged::plans::cost_before {
+
+/// ceil(log2 p) for p >= 1.
+inline double log2_ceil(int p) {
+  int l = 0;
+  while ((1 << l) < p) ++l;
+  return l;
+}
+
+inline double tau(const CostInput& x) { return x.alpha + x.bytes * x.beta; }
+/// Steps that fit between the first and the last arrival.
+inline double pre_steps(const CostInput& x) {
+  const double t = tau(x);
+  if (!(t > 0)) return x.procs - 1;
+  return std::min<double>(x.procs - 1, std::floor(x.omega / t));
+}
+
+// allgather (m = one rank's block)
+inline double allgather_ring(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double allgather_nex(const CostInput& x) {
+  if (x.procs % 2 != 0) return allgather_ring(x);
+  return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+inline double allgather_bruck(const CostInput& x) {
+  return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+/// Bruck's when P is a power of two (listed first, it wins the tie: no rotation); otherwise it
+/// runs Bruck, and `auto` should name Bruck: infinite.
+inline double allgather_recursive_doubling(const CostInput& x) {
+  if ((x.procs & (x.procs - 1)) != 0) return std::numeric_limits<double>::infinity();
+  return allgather_bruck(x);
+}
+inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double allgather_bgd(const CostInput& x) {
+  return std::max(log2_ceil(x.procs), x.procs - 1 - pre_steps(x)) * tau(x);
+}
+
+// allreduce (m = the whole vector)
+inline double allreduce_ring(const CostInput& x) {
+  const double p = x.procs;
+  return 2 * (p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma;
+}
+inline double allreduce_rabenseifner(const CostInput& x) {
+  const double p = x.procs;
+  const double l = log2_ceil(x.procs);
+  // a non-power-of-two p folds first: one more exchange of the whole vector
+  const bool pow2 = (x.procs & (x.procs - 1)) == 0;
+  const double fold = pow2 ? 0 : 2 * (x.alpha + x.bytes * x.beta) + x.bytes * x.gamma;
+  return 2 * l * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma + fold;
+}
+inline double allreduce_recursive_doubling(const CostInput& x) {
+  const bool pow2 = (x.procs & (x.procs - 1)) == 0;
+  const double steps = log2_ceil(x.procs) + (pow2 ? 0 : 1);
+  return steps * (x.alpha + x.bytes * x.beta + x.bytes * x.gamma);
+}
+inline double allreduce_pipelined_linear(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double s = std::min(segment, x.bytes);
+  // down the chain and back up: 2 (p - 1 + segments - 1) steps of one segment
+  return 2 * (x.procs - 1 + segments - 1) * (x.alpha + s * x.beta) + (x.procs - 1 + segments - 1) * s * x.gamma;
+}
+/// Proficz 2018's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
+inline double allreduce_slt(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  const double p = x.procs;
+  const double s = std::min(segment, x.bytes);
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double tau_s = x.alpha + s * x.beta;
+  const double w = tau_s > 0 ? std::floor(x.omega / tau_s) : 0;
+  const double on_the_way = std::max(0.0, p - 1 + segments - w);
+  return (on_the_way + segments + (p - 2) * (p + 1) / (2 * p)) * tau_s + x.bytes * x.gamma;
+}
+/// Proficz 2018's PRR (allreduce_prr.cpp): the mean time after the last arrival (see the top).
+inline double allreduce_prr(const CostInput& x) {
+  const int procs = x.procs;
+  const double p = procs;
+  const double t = x.alpha + x.bytes / p * x.beta;
+  const double a = t > 0 ? std::min(p, std::floor(x.omega / t)) : 0;
+  double steps = a >= p - 1 ? p : std::max(p, 2 * p - 2 - a);  // the late rank
+  if (procs >= 2) steps += 2 * p - 2;                          // position P-2: the last receive
+  for (int q = 0; q + 2 < procs; ++q) steps += q <= p - 3 - a ? 2 * p - 2 - a : p + q + 1;
+  return steps / p * t + (p - 1) / p * x.bytes * x.gamma;
+}
+/// ragged's prereduced direct exchange (allreduce_prd.cpp): the time after the last arrival.
+inline double allreduce_prd(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const double q = x.procs - 1;
+  const double reduce_scatter = (q - 1) * (x.alpha + x.bytes / q * x.beta) + (q - 1) / q * x.bytes * x.gamma;
+  const double w = prd::rounds_for(static_cast<std::size_t>(x.bytes), x.procs - 1, x.alpha, x.beta);
+  return std::max(0.0, reduce_scatter - x.omega) + (w + 1) * (x.alpha + x.bytes / w * x.beta) + x.bytes / q * x.gamma;
+}
+inline double allreduce_reduce_bcast(const CostInput& x) {
+  const double l = log2_ceil(x.procs);
+  return 2 * l * (x.alpha + x.bytes * x.beta) + l * x.bytes * x.gamma;
+}
+
+// bcast and reduce (m = the whole vector)
+inline double bcast_binomial(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
+inline double bcast_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
+/// The same critical path as bcast_binomial in the model; listed after it, so `auto` keeps
+/// "binomial" on ties.
+inline double bcast_binomial_blocking(const CostInput& x) { return log2_ceil(x.procs) * tau(x); }
+/// Binomial scatter of P pieces, ring allgather of them (bcast_scatter_allgather.cpp).
+inline double bcast_scatter_allgather(const CostInput& x) {
+  const double p = x.procs;
+  return (log2_ceil(x.procs) + p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta;
+}
+/// The bytes a streaming bcast moves down each link: all of them, or with x.held_blocks the
+/// (P - 1) / P every rank lacks.
+inline double streamed_bytes(const CostInput& x) {
+  return x.held_blocks && x.procs > 0 ? x.bytes * (x.procs - 1) / x.procs : x.bytes;
+}
+/// The pipelined chain (bcast_pipelined_chain.cpp): P - 2 + S steps of one segment, with the
+/// segment of plans/pipelined_chain_plan.hpp. With x.source_fills: the last segment's way down
+/// the chain once it is at the root, P - 1 steps.
+/// With x.held_blocks (P blocks, each held by its rank) the chain runs owner first, a message
+/// per block, as the ring does: P - 1 block times; with x.source_fills too (allgather lnbc) one
+/// block time after the source's last block, as each rank's chain pauses one block time for its
+/// block's send to the root and those pauses overlap (plans/pipelined_chain_plan.hpp).
+inline double bcast_pipelined_chain(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  if (x.held_blocks) {
+    const double block = x.alpha + x.bytes / x.procs * x.beta;
+    return x.source_fills ? block : (x.procs - 1) * block;
+  }
+  const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
+  const double step = x.alpha + std::ceil(x.bytes / segments) * x.beta;
+  return (x.source_fills ? x.procs - 1 : x.procs - 2 + segments) * step;
+}
+/// The two-tree pipeline (bcast_double_tree.cpp): the root sends S segments, the last one then
+/// descends D = floor(log2(P - 1)) levels of two sends each (plans/double_tree_plan.hpp). With
+/// x.source_fills: the last segment's way down, 2 D + 1 steps; with x.held_blocks too, one block
+/// time more, as an inner rank's link carries its block to the root beside the segments it
+/// forwards (allgather lnbc at P = 8 measures 3-4 block times more than the gather, sim).
+inline double bcast_double_tree(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const auto segments =
+      static_cast<double>(double_tree::segment_count(static_cast<std::size_t>(x.bytes), x.procs, x.source_fills));
+  const double depth = double_tree::depth(x.procs - 1);
+  const double step = x.alpha + std::ceil(streamed_bytes(x) / segments) * x.beta;
+  const double own = x.source_fills && x.held_blocks ? x.alpha + x.bytes / x.procs * x.beta : 0;
+  return ((x.source_fills ? 1 : segments) + 2 * depth) * step + own;
+}
+/// What a bcast that streams a source still filling adds to the fill of `fill` seconds: it ends
+/// at the later of its own time `whole` and the fill's end plus its `tail` (its model with
+/// CostInput::source_fills). `auto` weighs streaming bcasts by it (dispatch/select.cpp), LNBC's
+/// model adds it to its gather.
+inline double streamed_after_fill(double whole, double tail, double fill) { return std::max(whole - fill, tail); }
+/// What a bcast selected by `auto` costs: the least of the models above (LNBC's and BSLB's
+/// broadcast, src/core/dispatch/compose.hpp).
+inline double bcast_selected(const CostInput& x) {
+  return std::min({bcast_binomial(x), bcast_linear(x), bcast_binomial_blocking(x), bcast_scatter_allgather(x),
+                   bcast_pipelined_chain(x), bcast_double_tree(x)});
+}
+inline double reduce_binomial(const CostInput& x) { return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma); }
+
+// allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
+/// LNBC: the paced linear gather, then the selected broadcast. A broadcast that streams its
+/// source (the chain, the double tree) runs beside the gather: it ends at the later of its own
+/// time and the gather's end plus its last segment's way down (CostInput::source_fills); any
+/// other starts after the gather.
+inline double allgather_lnbc(const CostInput& x) {
+  CostInput vector = x;
+  vector.bytes = x.procs * x.bytes;
+  const double gather = (x.procs - 1) * tau(x);
+  const double after_gather = gather + bcast_selected(vector);
+  if (x.procs < 3) return after_gather;
+  vector.held_blocks = true;
+  CostInput tail = vector;
+  tail.source_fills = true;
+  const double chain = gather + streamed_after_fill(bcast_pipelined_chain(vector), bcast_pipelined_chain(tail), gather);
+  const double trees = gather + streamed_after_fill(bcast_double_tree(vector), bcast_double_tree(tail), gather);
+  return std::min({after_gather, chain, trees});
+}
+/// BSLB with the agents streaming the broadcast (allgather_bslb.cpp): the gather of P - 1 blocks,
+/// (P-1)(3 alpha + n beta), the stream beside it, less the omega the background absorbs; then the
+/// last block's tail: into rank 0 (3 alpha + n beta) and down the chain (its model for one block).
+inline double allgather_bslb(const CostInput& x) {
+  const double gather = (x.procs - 1) * (2 * x.alpha + tau(x));
+  const double tail = 2 * x.alpha + tau(x) + bcast_pipelined_chain(x);
+  return std::max(0.0, gather - x.omega) + tail;
+}
+
+// gather and scatter (m = one rank's block)
+inline double gather_linear(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double gather_binomial(const CostInput& x) {
+  return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+inline double gather_bsls(const CostInput& x) { return tau(x); }
+inline double gather_sls(const CostInput& x) { return x.alpha + tau(x); }
+inline double scatter_linear(const CostInput& x) { return gather_linear(x); }
+inline double scatter_binomial(const CostInput& x) { return gather_binomial(x); }
+
+// gatherv, scatterv, alltoallv: ranks do not share the sizes, so only the latency terms count.
+inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }
+inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.alpha; }
+
+// alltoall (m = one block)
+inline double alltoall_linear(const CostInput& x) { return x.alpha + (x.procs - 1) * x.bytes * x.beta; }
+inline double alltoall_pairwise(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double alltoall_bruck(const CostInput& x) {
+  return log2_ceil(x.procs) * x.alpha + x.procs / 2.0 * log2_ceil(x.procs) * x.bytes * x.beta;
+}
+
+}  // namespace ragged::plans::cost_before

@@ -1,0 +1,110 @@
+// NodeLayout (include/ragged/layout.hpp): parse (RAGGED_LAYOUT's forms), from_sizes, from_list,
+// from_labels, describe, check, and the accessors on an uneven 3 + 5 + 2 layout and on one rank
+// per node.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ragged/error.hpp"
+#include "ragged/layout.hpp"
+
+namespace ragged {
+namespace {
+
+TEST(NodeLayout, UnevenThreeFiveTwo) {
+  const std::vector<int> sizes = {3, 5, 2};
+  const NodeLayout l = NodeLayout::from_sizes(sizes);
+  EXPECT_EQ(l.node, (std::vector<int>{0, 0, 0, 1, 1, 1, 1, 1, 2, 2}));
+  EXPECT_EQ(l.size(), 10);
+  EXPECT_EQ(l.nodes(), 3);
+  EXPECT_EQ(l.size_of(1), 5);
+  EXPECT_EQ(l.members(2), (std::vector<int>{8, 9}));
+  EXPECT_EQ(l.leaders(), (std::vector<int>{0, 3, 8}));
+  EXPECT_EQ(l.local_rank(7), 4);
+  EXPECT_EQ(l.max_per_node(), 5);
+  EXPECT_EQ(l.min_per_node(), 2);
+  EXPECT_FALSE(l.flat());
+  EXPECT_FALSE(l.regular());
+  EXPECT_EQ(l.describe(), "3 nodes: 3+5+2 ranks");
+  EXPECT_EQ(NodeLayout::parse("3+5+2", 10), l);
+  EXPECT_EQ(NodeLayout::parse("0,0,0,1,1,1,1,1,2,2", 10), l);
+  EXPECT_NO_THROW(l.check(10));
+}
+
+TEST(NodeLayout, OnePerNode) {
+  const NodeLayout l = NodeLayout::one_per_node(48);
+  EXPECT_EQ(l.nodes(), 48);
+  EXPECT_TRUE(l.flat());
+  EXPECT_TRUE(l.regular());
+  EXPECT_EQ(l.describe(), "48 nodes x 1 rank");
+  EXPECT_EQ(NodeLayout::parse("flat", 48), l);
+  EXPECT_EQ(NodeLayout::parse("48x1", 48), l);
+  EXPECT_EQ(NodeLayout::parse("1", 48), l);
+  EXPECT_TRUE(NodeLayout::one_per_node(1).flat());
+  EXPECT_EQ(NodeLayout::one_per_node(1).describe(), "1 node x 1 rank");
+}
+
+TEST(NodeLayout, ParsesEveryForm) {
+  const NodeLayout qdr = NodeLayout::parse("35x16", 560);
+  EXPECT_EQ(qdr.nodes(), 35);
+  EXPECT_TRUE(qdr.regular());
+  EXPECT_EQ(qdr.describe(), "35 nodes x 16 ranks");
+  EXPECT_EQ(qdr.local_rank(17), 1);
+  // "M": nodes of M, the last smaller
+  EXPECT_EQ(NodeLayout::parse("4", 10).node, (std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2}));
+  // a list is renumbered in the order of the lowest rank; round-robin is not regular
+  const NodeLayout rr = NodeLayout::parse("7,9,7,9", 4);
+  EXPECT_EQ(rr.node, (std::vector<int>{0, 1, 0, 1}));
+  EXPECT_FALSE(rr.regular());
+  EXPECT_EQ(rr.describe(), "2 nodes x 2 ranks (not consecutive)");
+}
+
+TEST(NodeLayout, FromLabels) {
+  const std::vector<std::string> hosts = {"b", "b", "a", "b", "a"};
+  const NodeLayout l = NodeLayout::from_labels(hosts);
+  EXPECT_EQ(l.node, (std::vector<int>{0, 0, 1, 0, 1}));
+  EXPECT_NO_THROW(l.check(5));
+  const std::vector<int> list = {5, 2, 5};
+  EXPECT_EQ(NodeLayout::from_list(list).node, (std::vector<int>{0, 1, 0}));
+}
+
+void expect_invalid(const std::string& text, int procs) {
+  try {
+    (void)NodeLayout::parse(text, procs);
+    FAIL() << "'" << text << "' for P = " << procs << " should be refused";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "RAGGED_LAYOUT") << text;
+    EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+  }
+}
+
+TEST(NodeLayout, RefusesWhatDoesNotDescribeTheRanks) {
+  expect_invalid("4x4", 15);
+  expect_invalid("3+5+2", 11);
+  expect_invalid("3+0+2", 5);
+  expect_invalid("0,1", 3);
+  expect_invalid("x", 4);
+  expect_invalid("0", 4);
+  expect_invalid("a,b", 2);
+}
+
+TEST(NodeLayout, CheckNamesTheArgument) {
+  NodeLayout l;
+  l.node = {1, 0};  // not numbered in the order of the lowest rank
+  try {
+    l.check(2, "Comm::layout()");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "Comm::layout()");
+  }
+  EXPECT_THROW(NodeLayout::one_per_node(3).check(4), InvalidArgument);
+  NodeLayout sites = NodeLayout::parse("2x2", 4);
+  sites.site = {0};
+  EXPECT_THROW(sites.check(4), InvalidArgument);
+  sites.site = {0, 1};
+  EXPECT_NO_THROW(sites.check(4));
+}
+
+}  // namespace
+}  // namespace ragged

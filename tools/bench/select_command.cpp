@@ -1,0 +1,282 @@
+// ragged-bench select: `auto` against every registered algorithm of a collective, per message
+// size, on one platform and P (docs/selection.md, "Deep clusters"). Each algorithm, and `auto`,
+// runs `--warmup` unmeasured and `--iterations` measured calls after a barrier; a call's time is
+// the slowest rank's, the cell's the mean over the calls. Results are checked after the last
+// call. Rows: per (collective, size) auto's pick, its time, the fastest registered algorithm,
+// its time and their ratio; with --detail one row per algorithm.
+//
+// Sizes are per rank: the vector of allreduce, bcast and reduce; a rank's whole receive buffer
+// of allgather and send buffer of alltoall, so their block is max(1, size / P) bytes.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "experiments.hpp"
+#include "harness.hpp"
+#include "ragged/collectives.hpp"
+#include "ragged/context.hpp"
+#include "ragged/error.hpp"
+#include "ragged/layout.hpp"
+#include "ragged/registry.hpp"
+
+namespace ragged::bench {
+
+namespace {
+
+struct SelectOptions {
+  std::vector<std::string> collectives;
+  std::vector<std::uint64_t> sizes;
+  std::vector<std::string> algorithms;  // empty: every registered one of the collective
+  int warmup = 1;
+  int iterations = 2;
+  bool check = true;
+  bool detail = false;
+};
+
+/// Byte i of rank r's send buffer.
+std::byte pattern(int r, std::size_t i) { return static_cast<std::byte>((static_cast<std::size_t>(r) * 31 + i) % 251); }
+
+/// What one rank runs for one (collective, size, algorithm): the buffers and the call.
+class Cell {
+ public:
+  Cell(Comm& comm, Collective c, std::size_t bytes) : comm_(comm), c_(c) {
+    const auto p = static_cast<std::size_t>(comm.size());
+    const bool reduces = c == Collective::allreduce || c == Collective::reduce;
+    type_ = reduces ? DataType::float32 : DataType::byte;
+    const std::size_t element = size_of(type_);
+    if (c == Collective::allgather || c == Collective::alltoall) {
+      count_ = std::max<std::size_t>(1, bytes / p / element);
+    } else {
+      count_ = std::max<std::size_t>(1, bytes / element);
+    }
+    const std::size_t total = c == Collective::allgather || c == Collective::alltoall ? count_ * p : count_;
+    in_.assign(total * element, std::byte{0});
+    out_.assign(total * element, std::byte{0});
+  }
+
+  void fill() {
+    const int r = comm_.rank();
+    if (type_ == DataType::float32) {
+      auto* f = reinterpret_cast<float*>(in_.data());
+      for (std::size_t i = 0; i < in_.size() / 4; ++i) f[i] = static_cast<float>((r + static_cast<int>(i)) % 7);
+    } else {
+      for (std::size_t i = 0; i < in_.size(); ++i) in_[i] = pattern(r, i);
+    }
+    std::fill(out_.begin(), out_.end(), std::byte{0});
+    if (c_ == Collective::bcast && r == 0) out_ = in_;
+  }
+
+  const Algorithm& run(const std::string& algorithm) {
+    CollectiveOptions o;
+    o.algorithm = algorithm;
+    switch (c_) {
+      case Collective::allreduce:
+        return allreduce(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
+      case Collective::reduce:
+        return reduce(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), 0, o);
+      case Collective::bcast:
+        return bcast(comm_, out_.data(), count_, type_, 0, o);
+      case Collective::allgather:
+        return allgather(comm_, in_.data(), out_.data(), count_, type_, o);
+      case Collective::alltoall:
+        return alltoall(comm_, in_.data(), out_.data(), count_, type_, o);
+      default:
+        throw InvalidArgument("--collectives", std::string(name_of(c_)) + " is not measured here");
+    }
+  }
+
+  /// Checks this rank's result exactly.
+  void verify(const std::string& algorithm) const {
+    const int p = comm_.size();
+    const int r = comm_.rank();
+    const std::size_t element = size_of(type_);
+    bool ok = true;
+    if (type_ == DataType::float32 && (c_ == Collective::allreduce || r == 0)) {
+      const auto* f = reinterpret_cast<const float*>(out_.data());
+      for (std::size_t i = 0; i < count_ && ok; ++i) {
+        float want = 0;
+        for (int q = 0; q < p; ++q) want += static_cast<float>((q + static_cast<int>(i)) % 7);
+        ok = f[i] == want;
+      }
+    } else if (c_ == Collective::bcast) {
+      for (std::size_t i = 0; i < out_.size() && ok; ++i) ok = out_[i] == pattern(0, i);
+    } else if (c_ == Collective::allgather) {
+      for (int q = 0; q < p && ok; ++q) {
+        for (std::size_t i = 0; i < count_ && ok; ++i) {
+          ok = out_[static_cast<std::size_t>(q) * count_ + i] == pattern(q, i);
+        }
+      }
+    } else if (c_ == Collective::alltoall) {
+      // block r of rank q's send buffer: bytes [r count, (r + 1) count) of q's pattern
+      for (int q = 0; q < p && ok; ++q) {
+        for (std::size_t i = 0; i < count_ && ok; ++i) {
+          const std::size_t at = static_cast<std::size_t>(r) * count_ + i;
+          ok = out_[static_cast<std::size_t>(q) * count_ + i] == pattern(q, at);
+        }
+      }
+    }
+    (void)element;
+    if (!ok) {
+      throw Error("select: " + std::string(name_of(c_)) + " '" + algorithm + "' gave a wrong result on rank " +
+                  std::to_string(r));
+    }
+  }
+
+ private:
+  Comm& comm_;
+  Collective c_;
+  DataType type_ = DataType::byte;
+  std::size_t count_ = 0;
+  std::vector<std::byte> in_;
+  std::vector<std::byte> out_;
+};
+
+/// The algorithms measured for `c`: the given ones, or every registered one that runs on the
+/// backend, then "auto".
+std::vector<std::string> candidates(Collective c, const SelectOptions& o, const std::string& backend) {
+  std::vector<std::string> out;
+  if (!o.algorithms.empty()) {
+    for (const std::string& a : o.algorithms) {
+      if (a != "auto" && Registry::instance().contains(c, a)) out.push_back(a);
+    }
+  } else {
+    for (const Algorithm* a : Registry::instance().list(c, backend)) out.push_back(a->name);
+  }
+  out.emplace_back("auto");
+  return out;
+}
+
+struct Measured {
+  std::string collective;
+  std::uint64_t bytes = 0;
+  std::string algorithm;
+  std::string selected;
+  double time_s = 0;
+};
+
+std::string seconds_text(double s) { return human_seconds(s); }
+
+Report run_select(const SelectOptions& o, const BackendOptions& b) {
+  std::vector<Collective> collectives;
+  for (const std::string& name : o.collectives) {
+    const Collective c = parse_collective(name);
+    if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast && c != Collective::allgather &&
+        c != Collective::alltoall) {
+      throw InvalidArgument("--collectives", name + " is not one of allreduce, allgather, bcast, reduce, alltoall");
+    }
+    collectives.push_back(c);
+  }
+  std::vector<Measured> results;
+  std::string layout_text;
+  int procs = 0;
+  run_ranks(b, [&](Comm& comm) {
+    const std::string layout = layout_of(comm, Hints{})->describe();
+    int tag = 30000;
+    for (const Collective c : collectives) {
+      for (const std::uint64_t size : o.sizes) {
+        for (const std::string& algorithm : candidates(c, o, comm.backend())) {
+          Cell cell(comm, c, static_cast<std::size_t>(size));
+          std::string selected;
+          const auto samples = timed_loop<double>(comm, TimedLoop<double>{.warmup = o.warmup,
+                                                                          .iterations = o.iterations,
+                                                                          .prepare = [&](int) { cell.fill(); },
+                                                                          .start = {},
+                                                                          .body =
+                                                                              [&](int, double start) {
+                                                                                const Algorithm& ran =
+                                                                                    cell.run(algorithm);
+                                                                                selected = ran.name;
+                                                                                return comm.runtime().now() - start;
+                                                                              },
+                                                                          .verify =
+                                                                              [&](int) {
+                                                                                if (o.check) cell.verify(algorithm);
+                                                                              },
+                                                                          .verify_on = VerifyOn::last_round});
+          const auto all = collect_to_root(comm, tag, samples, samples.size());
+          tag = tag == 30999 ? 30000 : tag + 1;
+          if (comm.rank() != 0) continue;
+          double sum = 0;
+          for (std::size_t i = 0; i < samples.size(); ++i) {
+            double slowest = 0;
+            for (const auto& rank : all) slowest = std::max(slowest, rank[i]);
+            sum += slowest;
+          }
+          results.push_back({name_of(c), size, algorithm, selected, sum / static_cast<double>(samples.size())});
+        }
+      }
+    }
+    if (comm.rank() == 0) {
+      layout_text = layout;
+      procs = comm.size();
+    }
+  });
+  Report report;
+  report.experiment = "select";
+  report.metadata = {
+      {"backend", b.backend},  {"platform", platform_label(b)},      {"procs", std::to_string(procs)},
+      {"layout", layout_text}, {"warmup", std::to_string(o.warmup)}, {"iterations", std::to_string(o.iterations)}};
+  if (o.detail) {
+    for (const Measured& m : results) {
+      Row row;
+      row.set("collective", m.collective)
+          .set("bytes", static_cast<std::int64_t>(m.bytes))
+          .set("algorithm", m.algorithm)
+          .set("selected", m.selected)
+          .set("time_s", m.time_s)
+          .set("time", seconds_text(m.time_s));
+      report.rows.push_back(std::move(row));
+    }
+    return report;
+  }
+  for (std::size_t i = 0; i < results.size();) {
+    std::size_t j = i;
+    const Measured* best = nullptr;
+    const Measured* pick = nullptr;
+    while (j < results.size() && results[j].collective == results[i].collective &&
+           results[j].bytes == results[i].bytes) {
+      if (results[j].algorithm == "auto") {
+        pick = &results[j];
+      } else if (best == nullptr || results[j].time_s < best->time_s) {
+        best = &results[j];
+      }
+      ++j;
+    }
+    if (pick != nullptr && best != nullptr) {
+      Row row;
+      row.set("collective", results[i].collective)
+          .set("bytes", static_cast<std::int64_t>(results[i].bytes))
+          .set("auto", pick->selected)
+          .set("auto_s", pick->time_s)
+          .set("best", best->algorithm == best->selected ? best->algorithm : best->algorithm + "->" + best->selected)
+          .set("best_s", best->time_s)
+          .set("ratio", best->time_s > 0 ? pick->time_s / best->time_s : 1.0);
+      report.rows.push_back(std::move(row));
+    }
+    i = j;
+  }
+  return report;
+}
+
+}  // namespace
+
+CLI::App* add_select_command(CLI::App& app, Common& common, Runner& chosen) {
+  Command cmd(app, "select", "auto against every registered algorithm, per collective and size (docs/selection.md)",
+              common);
+  auto o = std::make_shared<SelectOptions>();
+  cmd.list("--collectives", o->collectives, "allreduce,allgather,bcast,reduce,alltoall", "collectives to measure");
+  cmd.counts("--sizes", o->sizes, "8,64Ki,1Mi",
+             "bytes per rank: the vector (allreduce, bcast, reduce), a rank's whole buffer (allgather, alltoall)");
+  cmd.list("--algorithms", o->algorithms, "", "algorithms to measure besides auto (default: every registered one)");
+  cmd->add_option("--warmup", o->warmup, "unmeasured calls per algorithm")->capture_default_str();
+  cmd->add_option("--iterations", o->iterations, "measured calls per algorithm")->capture_default_str();
+  cmd->add_flag("--detail", o->detail, "one row per algorithm instead of one per (collective, size)");
+  cmd.no_check(o->check, "skip the exact check of the last call's result");
+  cmd.runs(chosen, [o](const BackendOptions& backend) { return run_select(*o, backend); });
+  return cmd.app();
+}
+
+}  // namespace ragged::bench
