@@ -1,7 +1,11 @@
 // The recursive-halving / recursive-doubling block plan, executed on
 // contribution counts per block for every power of two up to 256: after the
 // reduce-scatter v holds block v reduced over all, after the allgather every
-// block everywhere; element ranges cover the vector for ragged counts.
+// block everywhere; element ranges cover the vector for ragged counts. The
+// binary-blocks schedule (any P) executed the same way, as
+// allreduce_rabenseifner.cpp runs it, for every P from 1 to 130 and some
+// larger ones: every rank ends with every fine block reduced over every rank
+// exactly once, and the pieces two blocks exchange agree on both sides.
 #include "plans/rabenseifner_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +13,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <vector>
+
+#include "plans/recursive_doubling_plan.hpp"
 
 namespace rs = ragged::plans::rabenseifner;
 
@@ -87,6 +93,145 @@ TEST(RabenseifnerPlan, ElementRangesFollowTheBlocks) {
           EXPECT_EQ(std::min(mine.first, theirs.first), both.first);
           EXPECT_EQ(std::max(mine.first, theirs.first),
                     both.first + (mine.first < theirs.first ? mine.size : theirs.size));
+        }
+      }
+    }
+  }
+}
+
+TEST(RabenseifnerPlan, BinaryBlocksFollowTheBinaryDigits) {
+  EXPECT_EQ(rs::block_count(13), 3);
+  EXPECT_EQ(rs::block(13, 0).first, 0);
+  EXPECT_EQ(rs::block(13, 0).size, 8);
+  EXPECT_EQ(rs::block(13, 1).first, 8);
+  EXPECT_EQ(rs::block(13, 1).size, 4);
+  EXPECT_EQ(rs::block(13, 2).first, 12);
+  EXPECT_EQ(rs::block(13, 2).size, 1);
+  EXPECT_EQ(rs::block(48, 1).first, 32);
+  EXPECT_EQ(rs::block(48, 1).size, 16);
+  for (int p = 1; p <= 1000; ++p) {
+    ASSERT_EQ(rs::fine_blocks(p), ragged::plans::recursive::pof2(p));
+    int next = 0;
+    for (int i = 0; i < rs::block_count(p); ++i) {
+      const rs::Block b = rs::block(p, i);
+      ASSERT_EQ(b.index, i);
+      ASSERT_EQ(b.first, next) << "blocks are consecutive";
+      ASSERT_TRUE(b.size > 0 && (b.size & (b.size - 1)) == 0);
+      if (i > 0) ASSERT_LT(b.size, rs::block(p, i - 1).size) << "largest first";
+      for (int r = b.first; r < b.first + b.size; ++r) ASSERT_EQ(rs::block_of(r, p).index, i);
+      next += b.size;
+    }
+    ASSERT_EQ(next, p);
+  }
+}
+
+// Executes the schedule on contribution counts: c[r][f][x] = copies of rank x's data in rank r's
+// fine block f, -1 where r holds nothing it may use. Steps of different blocks touch different
+// ranks, so the order in which this applies them (block by block) is the program order of every
+// rank.
+TEST(RabenseifnerPlan, BinaryBlocksReduceEveryRankOnceEverywhere) {
+  std::vector<int> sweep;
+  for (int p = 1; p <= 130; ++p) sweep.push_back(p);
+  for (int p : {191, 255, 257, 300}) sweep.push_back(p);
+  for (int p : sweep) {
+    const int fine = rs::fine_blocks(p);
+    const auto up = static_cast<std::size_t>(p);
+    const auto uf = static_cast<std::size_t>(fine);
+    using Counts = std::vector<int>;
+    std::vector<std::vector<Counts>> c(up, std::vector<Counts>(uf, Counts(up, 0)));
+    const auto cell = [&](int r, int f) -> Counts& {
+      return c[static_cast<std::size_t>(r)][static_cast<std::size_t>(f)];
+    };
+    const auto add = [&](int to, int from, rs::BlockRange range) {
+      for (int f = range.first; f < range.first + range.blocks; ++f) {
+        ASSERT_NE(cell(from, f)[0], -1) << "p=" << p << ": sends a fine block it does not hold";
+        ASSERT_NE(cell(to, f)[0], -1) << "p=" << p << ": reduces into a fine block it does not hold";
+        for (std::size_t x = 0; x < up; ++x) cell(to, f)[x] += cell(from, f)[x];
+      }
+    };
+    const auto copy = [&](int to, int from, rs::BlockRange range) {
+      for (int f = range.first; f < range.first + range.blocks; ++f) {
+        ASSERT_NE(cell(from, f)[0], -1) << "p=" << p << ": sends a fine block it does not hold";
+        cell(to, f) = cell(from, f);
+      }
+    };
+    const auto forget = [&](int r, rs::BlockRange keep) {
+      for (int f = 0; f < fine; ++f) {
+        if (f < keep.first || f >= keep.first + keep.blocks) cell(r, f).assign(up, -1);
+      }
+    };
+    for (int r = 0; r < p; ++r) {
+      for (int f = 0; f < fine; ++f) cell(r, f)[static_cast<std::size_t>(r)] = 1;
+    }
+    const int blocks = rs::block_count(p);
+    // 1. every block's reduce-scatter; each rank then uses only its chunk
+    for (int i = 0; i < blocks; ++i) {
+      const rs::Block b = rs::block(p, i);
+      for (int mask = b.size / 2; mask >= 1; mask /= 2) {
+        // in place, as above: what v sends is not what its partner sends it
+        for (int v = 0; v < b.size; ++v) {
+          const rs::BlockRange send = rs::in_fine(rs::reduce_scatter_send(v, mask), b.size, fine);
+          const rs::BlockRange theirs = rs::in_fine(rs::reduce_scatter_recv(v ^ mask, mask), b.size, fine);
+          ASSERT_EQ(send.first, theirs.first);
+          ASSERT_EQ(send.blocks, theirs.blocks);
+          for (int f = send.first; f < send.first + send.blocks; ++f) {
+            for (std::size_t x = 0; x < up; ++x) {
+              cell(b.first + (v ^ mask), f)[x] += cell(b.first + v, f)[x];
+            }
+          }
+        }
+      }
+      for (int v = 0; v < b.size; ++v) forget(b.first + v, rs::chunk(v, b.size, fine));
+    }
+    // 2. from the smallest block up: each rank's chunk in pieces to the next larger block
+    for (int i = blocks - 1; i >= 1; --i) {
+      const rs::Block b = rs::block(p, i);
+      const rs::Block larger = rs::block(p, i - 1);
+      for (int u = 0; u < b.size; ++u) {
+        const rs::Peers peers = rs::larger_peers(p, b, u);
+        ASSERT_EQ(peers.count * b.size, larger.size);
+        int covered = rs::chunk(u, b.size, fine).first;
+        for (int w = peers.first; w < peers.first + peers.count; ++w) {
+          ASSERT_EQ(rs::smaller_peer(p, larger, w - larger.first), b.first + u) << "p=" << p;
+          const rs::BlockRange piece = rs::chunk(w - larger.first, larger.size, fine);
+          ASSERT_EQ(piece.first, covered) << "p=" << p << ": the pieces tile the chunk";
+          covered += piece.blocks;
+          add(w, b.first + u, piece);
+        }
+        ASSERT_EQ(covered, rs::chunk(u + 1, b.size, fine).first);
+      }
+    }
+    for (int r = 0; r < rs::block(p, 0).size; ++r) {
+      for (std::size_t x = 0; x < up; ++x) ASSERT_EQ(cell(r, r)[x], 1) << "p=" << p << " r=" << r << " x=" << x;
+    }
+    // 3. from block 0 down: the results back to the next smaller block, then every block's allgather
+    for (int i = 0; i + 1 < blocks; ++i) {
+      const rs::Block b = rs::block(p, i);
+      for (int w = 0; w < b.size; ++w) {
+        const int lower = rs::smaller_peer(p, b, w);
+        copy(lower, b.first + w, rs::chunk(w, b.size, fine));
+      }
+    }
+    ASSERT_EQ(rs::smaller_peer(p, rs::block(p, blocks - 1), 0), -1);
+    ASSERT_EQ(rs::larger_peers(p, rs::block(p, 0), 0).count, 0);
+    for (int i = 0; i < blocks; ++i) {
+      const rs::Block b = rs::block(p, i);
+      for (int mask = 1; mask < b.size; mask *= 2) {
+        for (int v = 0; v < b.size; ++v) {  // held and received fine blocks are disjoint
+          const rs::BlockRange send = rs::in_fine(rs::allgather_send(v, mask), b.size, fine);
+          const rs::BlockRange theirs = rs::in_fine(rs::allgather_recv(v ^ mask, mask), b.size, fine);
+          ASSERT_EQ(send.first, theirs.first);
+          for (int f = send.first; f < send.first + send.blocks; ++f) {
+            ASSERT_EQ(cell(b.first + (v ^ mask), f)[0], -1) << "p=" << p << ": receives a fine block it holds";
+          }
+          copy(b.first + (v ^ mask), b.first + v, send);
+        }
+      }
+    }
+    for (int r = 0; r < p; ++r) {
+      for (int f = 0; f < fine; ++f) {
+        for (std::size_t x = 0; x < up; ++x) {
+          ASSERT_EQ(cell(r, f)[x], 1) << "p=" << p << " rank " << r << " fine block " << f << " rank " << x;
         }
       }
     }

@@ -1,4 +1,4 @@
-// The fold of the recursive allreduces (recursive doubling, Rabenseifner): with P not a power
+// The fold of allreduce "recursive_doubling": with P not a power
 // of two, P - pof2 ranks sit out (the even ranks below 2 (P - pof2)): each hands its vector to
 // its odd neighbour, waits while the pof2 others work, and gets the result back
 // (plans/recursive_doubling_plan.hpp).

@@ -185,14 +185,46 @@ inline double allreduce_ring(const CostInput& x) {
   if (!flat(x)) return 2 * (p - 1) * layered_ring_step(x, x.bytes / p) + (p - 1) / p * x.bytes * x.gamma;
   return 2 * (p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma;
 }
+/// Binary blocks (allreduce_rabenseifner.cpp): blocks s_1 < ... < s_k, P's binary digits. Block j's
+/// partial chunks are reduced at R_j, the smaller block's n/s_(j-1) arriving after its own; the
+/// results go back down the chain, block j's n/s_j arriving at A_j, then each block's allgather.
+/// A power of two is one block: 2 log2 P alpha + 2 (P-1)/P n beta + (P-1)/P n gamma.
 inline double allreduce_rabenseifner(const CostInput& x) {
-  const double p = x.procs;
-  const double l = log2_ceil(x.procs);
-  // a non-power-of-two p folds first: one more exchange of the whole vector
-  const bool pow2 = (x.procs & (x.procs - 1)) == 0;
-  const double fold = pow2 ? 0 : 2 * (x.alpha + x.bytes * x.beta) + x.bytes * x.gamma;
-  if (!flat(x)) return halving_doubling(x) + fold;  // TODO(layout merge): the layout factor; keep with the rewrite
-  return 2 * l * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma + fold;
+  if (!flat(x)) {
+    // Ranks share cards (or pay a gap): the largest block's halving and doubling, layered
+    // (halving_doubling), plus the smaller blocks' pieces into it and the results back out,
+    // n / s each way with s the second largest block.
+    int largest = 1;
+    while (largest * 2 <= x.procs) largest *= 2;
+    const int rest = x.procs - largest;
+    int second = 1;
+    while (second * 2 <= rest) second *= 2;
+    const double chain = rest == 0 ? 0 : 2 * (x.alpha + x.bytes / second * x.beta) + x.bytes / second * x.gamma;
+    return halving_doubling(x) + chain;
+  }
+  const double n = x.bytes;
+  const auto rs = [&](double s) { return std::log2(s) * x.alpha + (1 - 1 / s) * n * x.beta; };
+  double reduced = 0;  // R_j of the last block seen, smallest first
+  double smaller = 0;  // s_(j-1), 0 before the first
+  for (int bit = 0; bit < 31; ++bit) {
+    if ((x.procs & (1 << bit)) == 0) continue;
+    const double s = 1 << bit;
+    const double own = rs(s) + (1 - 1 / s) * n * x.gamma;
+    reduced = smaller == 0 ? own : std::max(own, reduced + x.alpha + n / smaller * x.beta) + n / s * x.gamma;
+    smaller = s;
+  }
+  // down the chain from the largest block: block j holds its results at `arrived`
+  double arrived = reduced;
+  double finish = 0;
+  bool largest = true;
+  for (int bit = 30; bit >= 0; --bit) {
+    if ((x.procs & (1 << bit)) == 0) continue;
+    const double s = 1 << bit;
+    if (!largest) arrived += x.alpha + n / s * x.beta;
+    largest = false;
+    finish = std::max(finish, arrived + rs(s));
+  }
+  return finish;
 }
 inline double allreduce_recursive_doubling(const CostInput& x) {
   const bool pow2 = (x.procs & (x.procs - 1)) == 0;

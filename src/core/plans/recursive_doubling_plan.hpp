@@ -1,5 +1,6 @@
 // Power-of-two folding and recursive-doubling partners for allreduce
-// "recursive_doubling" and "rabenseifner". Pure functions, no communication.
+// "recursive_doubling" (allreduce "rabenseifner" uses binary blocks instead, plans/rabenseifner_plan.hpp).
+// Pure functions, no communication.
 //
 // For any P, let pof2 be the largest power of two <= P and rem = P - pof2.
 // The first 2*rem ranks fold in pairs: even rank 2i hands its vector to rank
