@@ -93,13 +93,32 @@ inline double allreduce_ring(const CostInput& x) {
   const double p = x.procs;
   return 2 * (p - 1) * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma;
 }
+/// Binary blocks (Rabenseifner 2004), which replaced the fold in the same change as layouts came
+/// in: its flat formula, as src/core/plans/cost_model.hpp gives it with one rank per node.
 inline double allreduce_rabenseifner(const CostInput& x) {
-  const double p = x.procs;
-  const double l = log2_ceil(x.procs);
-  // a non-power-of-two p folds first: one more exchange of the whole vector
-  const bool pow2 = (x.procs & (x.procs - 1)) == 0;
-  const double fold = pow2 ? 0 : 2 * (x.alpha + x.bytes * x.beta) + x.bytes * x.gamma;
-  return 2 * l * x.alpha + 2 * (p - 1) / p * x.bytes * x.beta + (p - 1) / p * x.bytes * x.gamma + fold;
+  const double n = x.bytes;
+  const auto rs = [&](double s) { return std::log2(s) * x.alpha + (1 - 1 / s) * n * x.beta; };
+  double reduced = 0;  // R_j of the last block seen, smallest first
+  double smaller = 0;  // s_(j-1), 0 before the first
+  for (int bit = 0; bit < 31; ++bit) {
+    if ((x.procs & (1 << bit)) == 0) continue;
+    const double s = 1 << bit;
+    const double own = rs(s) + (1 - 1 / s) * n * x.gamma;
+    reduced = smaller == 0 ? own : std::max(own, reduced + x.alpha + n / smaller * x.beta) + n / s * x.gamma;
+    smaller = s;
+  }
+  // down the chain from the largest block: block j holds its results at `arrived`
+  double arrived = reduced;
+  double finish = 0;
+  bool largest = true;
+  for (int bit = 30; bit >= 0; --bit) {
+    if ((x.procs & (1 << bit)) == 0) continue;
+    const double s = 1 << bit;
+    if (!largest) arrived += x.alpha + n / s * x.beta;
+    largest = false;
+    finish = std::max(finish, arrived + rs(s));
+  }
+  return finish;
 }
 inline double allreduce_recursive_doubling(const CostInput& x) {
   const bool pow2 = (x.procs & (x.procs - 1)) == 0;
