@@ -1,6 +1,9 @@
 // SubComm: a Comm over a subset of a parent's ranks (internal/sub_comm.hpp).
 #include "internal/sub_comm.hpp"
 
+#include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -107,9 +110,18 @@ std::unique_ptr<Window> SubComm::create_window(std::size_t /*bytes*/, int /*noti
 
 namespace {
 
-/// The SubComms of one parent, by (members, their nodes in the parent's layout).
+/// The SubComms of one parent, by (members, their nodes in the parent's layout), each with the
+/// tick of its last use. At most `limit` are kept: arrival-aware parts choose their members by the
+/// call's arrivals, so random arrivals would otherwise add one per call. The least recently used
+/// goes first; a call holds at most a few, all used during it, so it never loses one it holds.
 struct SubComms {
-  std::map<std::pair<std::vector<int>, std::vector<int>>, std::unique_ptr<SubComm>> by_members;
+  static constexpr std::size_t limit = 32;
+  struct Entry {
+    std::unique_ptr<SubComm> comm;
+    std::uint64_t used = 0;
+  };
+  std::map<std::pair<std::vector<int>, std::vector<int>>, Entry> by_members;
+  std::uint64_t tick = 0;
 };
 
 }  // namespace
@@ -121,11 +133,21 @@ SubComm& sub_comm(Comm& parent, const std::vector<int>& members, const NodeLayou
   SubComms& cache = parent.cached<SubComms>();
   auto key = std::make_pair(members, nodes);
   const auto it = cache.by_members.find(key);
-  if (it != cache.by_members.end()) return *it->second;
+  if (it != cache.by_members.end()) {
+    it->second.used = ++cache.tick;
+    return *it->second.comm;
+  }
+  if (cache.by_members.size() >= SubComms::limit) {
+    auto oldest = cache.by_members.begin();
+    for (auto e = cache.by_members.begin(); e != cache.by_members.end(); ++e) {
+      if (e->second.used < oldest->second.used) oldest = e;
+    }
+    cache.by_members.erase(oldest);
+  }
   auto layout = std::make_shared<const NodeLayout>(NodeLayout::from_list(nodes));
   auto comm = std::make_unique<SubComm>(parent, members, std::move(layout));
   SubComm& out = *comm;
-  cache.by_members.emplace(std::move(key), std::move(comm));
+  cache.by_members.emplace(std::move(key), SubComms::Entry{std::move(comm), ++cache.tick});
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The hierarchical (node-aware) collectives under mpirun: allreduce, allgather, bcast, reduce and
-// alltoall "hierarchical", forced, against the MPI library's own collective ("native") byte for
+// alltoall "hierarchical" and allreduce "hierarchical_arrival" (without a snapshot and with one
+// rank predicted late), forced, against the MPI library's own collective ("native") byte for
 // byte, under the job's layout (RAGGED_LAYOUT, set by the ctest entry) and under NodeLayout hints
 // (ranks dealt round-robin to 2 and 3 nodes, and an uneven split), every root, counts 0, 1, odd
 // and large, in place and not. Data never repeat across ranks.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "mpi/harness.hpp"
+#include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
 #include "ragged/layout.hpp"
 #include "ragged/mpi.hpp"
@@ -75,6 +77,24 @@ int run() {
                                           ReduceOp::sum(), o);
             reg.allreduce("native")(*comm, mine.data(), want.data(), count, type, ReduceOp::sum(), {});
             mpitest::count_step(tally, "allreduce" + how, got == want);
+          }
+          // allreduce hierarchical_arrival: without a snapshot (the leaders represent the nodes), and
+          // with the last rank predicted late (it represents its node)
+          for (const bool late : {false, true}) {
+            CollectiveOptions a = o;
+            if (late) {
+              std::vector<double> arrivals(n, 0.0);
+              arrivals.back() = 1.0;
+              a.hints.set(std::make_shared<const ArrivalSnapshot>(arrivals, LinkModel{1e-6, 1e-9}));
+            }
+            Bytes got(count * es);
+            Bytes want(count * es);
+            if (inplace) got = mine;
+            reg.allreduce("hierarchical_arrival")(*comm, inplace ? in_place : mine.data(), got.data(), count, type,
+                                                  ReduceOp::sum(), a);
+            reg.allreduce("native")(*comm, mine.data(), want.data(), count, type, ReduceOp::sum(), {});
+            mpitest::count_step(tally, std::string("allreduce hierarchical_arrival") + (late ? " late" : "") + how,
+                                got == want);
           }
           {  // allgather
             Bytes got(n * count * es);

@@ -88,6 +88,41 @@ TEST(HierarchyPlan, RepresentativesAreOnePerNodeWithTheRootOnItsNode) {
   }
 }
 
+// hierarchical_arrival's representatives: each node's latest rank, the lowest among equals; with
+// every arrival equal, the leaders. Checked against a brute force over every rank of the node, with
+// arrivals that tie often (a few distinct values) and never.
+TEST(HierarchyPlan, LatestRepresentativesAreEachNodesLatestRankLowestOnTies) {
+  std::mt19937 rng(11);
+  for (const auto& l : layouts()) {
+    const Split s = split(l);
+    const std::vector<double> equal(l.size(), 2.5);
+    EXPECT_EQ(latest_representatives(s, equal), representatives(s));
+    for (const int distinct : {2, 3, 1000}) {
+      std::vector<double> arrivals;
+      for (std::size_t r = 0; r < l.size(); ++r) arrivals.push_back(static_cast<double>(rng() % distinct) * 1e-3);
+      const std::vector<int> reps = latest_representatives(s, arrivals);
+      const std::vector<double> at = node_arrivals(s, arrivals);
+      ASSERT_EQ(static_cast<int>(reps.size()), s.nodes());
+      ASSERT_EQ(static_cast<int>(at.size()), s.nodes());
+      for (int n = 0; n < s.nodes(); ++n) {
+        const int rep = reps[static_cast<std::size_t>(n)];
+        EXPECT_EQ(s.node_of[static_cast<std::size_t>(rep)], n);
+        EXPECT_EQ(at[static_cast<std::size_t>(n)], arrivals[static_cast<std::size_t>(rep)]);
+        for (const int r : s.members[static_cast<std::size_t>(n)]) {
+          const double a = arrivals[static_cast<std::size_t>(r)];
+          EXPECT_LE(a, arrivals[static_cast<std::size_t>(rep)]);
+          if (a == arrivals[static_cast<std::size_t>(rep)]) EXPECT_LE(rep, r);
+        }
+      }
+    }
+  }
+  // one node 0..3, rank 2 latest; then 1 and 2 tie: the lower
+  const Split one = split(std::vector<int>{0, 0, 0, 0});
+  EXPECT_EQ(latest_representatives(one, std::vector<double>{0, 1, 3, 2}), std::vector<int>{2});
+  EXPECT_EQ(latest_representatives(one, std::vector<double>{0, 3, 3, 2}), std::vector<int>{1});
+  EXPECT_EQ(node_arrivals(one, std::vector<double>{0, 3, 3, 2}), std::vector<double>{3});
+}
+
 TEST(HierarchyPlan, ConsecutiveEqualOnlyForBySlotEvenNodes) {
   EXPECT_TRUE(consecutive_equal(split(std::vector<int>{0, 0, 1, 1, 2, 2})));
   EXPECT_FALSE(consecutive_equal(split(std::vector<int>{0, 0, 1, 1, 2})));

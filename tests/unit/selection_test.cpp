@@ -16,6 +16,7 @@
 #include "plans/cost_model.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/topology.hpp"
 #include "support/scoped_env.hpp"
 
@@ -434,6 +435,73 @@ TEST(Hints, OneValuePerType) {
   EXPECT_EQ(hints.get<ArrivalSnapshot>(), nullptr);
   hints.erase<ClusterLayout>();
   EXPECT_EQ(hints.get<ClusterLayout>(), nullptr);
+}
+
+// allreduce hierarchical_arrival: `auto` weighs it only on an imbalanced snapshot, a node-aware
+// layout and a commutative operator, and then takes it exactly when its model is the least of the
+// arrival-aware ones; a flat layout never gets it (prr's fallback would run). Its model (the time
+// after the last arrival) shrinks as the late node's lead grows, and once the early ranks' reduce
+// fits in it, it is below the regular node-aware allreduce's whole time.
+TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
+  const LinkModel link{1e-6, 1e-10};
+  const std::size_t bytes = std::size_t{1} << 20;
+  const Registry& registry = Registry::instance();
+  const Algorithm& ours = registry.find(Collective::allreduce, "hierarchical_arrival");
+  for (const int per_node : {1, 4, 16}) {
+    const int procs = 64;
+    const auto layout = std::make_shared<const NodeLayout>(NodeLayout::parse(std::to_string(per_node), procs));
+    for (const double late_by : {0.0, 1e-3, 10e-3}) {
+      std::vector<double> a(static_cast<std::size_t>(procs), 0.0);
+      a[5] = late_by;
+      Hints h;
+      h.set(std::make_shared<const ArrivalSnapshot>(a, link));
+      for (const bool commutative : {true, false}) {
+        CallInfo call = call_of(Collective::allreduce, procs, bytes, &h, commutative);
+        call.layout = layout;
+        const Algorithm& chosen = *ragged::select(call, "auto").algorithm;
+        const bool eligible = per_node > 1 && late_by > 0 && commutative;
+        if (!eligible) {
+          EXPECT_NE(chosen.name, "hierarchical_arrival") << per_node << " " << late_by << " " << commutative;
+          continue;
+        }
+        EXPECT_TRUE(chosen.restrictions.needs_arrival) << chosen.name;
+        CostInput x;
+        x.procs = procs;
+        x.bytes = static_cast<double>(bytes);
+        x.alpha = link.alpha;
+        x.beta = link.beta;
+        x.gamma = 0.25e-9;
+        x.nodes = layout->nodes();
+        x.per_node = layout->max_per_node();
+        x.omega = late_by;
+        EXPECT_LE(chosen.cost(x), ours.cost(x)) << chosen.name;
+      }
+      // the forced name on a flat layout: prr
+      if (per_node == 1) {
+        CallInfo call = call_of(Collective::allreduce, procs, bytes, &h);
+        call.layout = layout;
+        EXPECT_EQ(ragged::select(call, "hierarchical_arrival").algorithm->name, "prr");
+      }
+    }
+  }
+  CostInput x;
+  x.procs = 560;
+  x.bytes = 1 << 20;
+  x.alpha = 2e-6;
+  x.beta = 1 / 3.2e9;
+  x.alpha_intra = 0.2e-6;
+  x.beta_intra = 1 / 10e9;
+  x.gamma = 0.25e-9;
+  x.nodes = 35;
+  x.per_node = 16;
+  double before = plans::cost::allreduce_hierarchical_arrival(x);
+  for (const double omega : {1e-4, 1e-3, 1e-2, 1e-1}) {
+    x.omega = omega;
+    const double now = plans::cost::allreduce_hierarchical_arrival(x);
+    EXPECT_LE(now, before) << omega;
+    before = now;
+  }
+  EXPECT_LT(before, plans::cost::allreduce_hierarchical(x));
 }
 
 }  // namespace

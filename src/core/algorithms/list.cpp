@@ -26,6 +26,11 @@ Restrictions restrictions_of(std::string_view kind, const char* fallback, const 
     r.commutative_only = true;
     r.needs_hierarchy = true;
   }
+  if (kind == "commutative_arrival_hierarchical") {  // all three (allreduce hierarchical_arrival)
+    r.commutative_only = true;
+    r.needs_arrival = true;
+    r.needs_hierarchy = true;
+  }
   if (kind == "commutative_arrival") {  // both: arrival-aware and a commutative operator
     r.commutative_only = true;
     r.needs_arrival = true;

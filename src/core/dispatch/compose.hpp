@@ -211,6 +211,14 @@ const Algorithm& dispatch_part(const Context& part, std::size_t bytes, bool comm
 /// The part collectives, each with the front door's own work: allreduce in place on `buffer`.
 const Algorithm& part_allreduce(const Context& part, void* buffer, std::size_t count, DataType type,
                                 const ReduceOp& op);
+/// Allreduce in place on `buffer` as part_allreduce, for a part whose hints carry an ArrivalSnapshot
+/// of the part's own ranks (set by the caller after part_context(), which drops the caller's):
+/// `auto` weighs it as it weighs a call's own snapshot, among the arrival-aware algorithms when it
+/// is imbalanced (allreduce hierarchical_arrival's allreduce among the node representatives, with
+/// the nodes' arrivals). The snapshot must have no background part (built by the caller, not the
+/// agent): no agent prepared this part.
+const Algorithm& part_allreduce_arrival(const Context& part, void* buffer, std::size_t count, DataType type,
+                                        const ReduceOp& op);
 /// Reduce: `recvbuf` matters at the root only and may equal `sendbuf` there (in place).
 const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                              const ReduceOp& op, int root);

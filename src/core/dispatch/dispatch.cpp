@@ -67,8 +67,8 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.network = network_of(comm, hints);
   Selection s = select(call, requested);
   // A part on a sub-communicator cannot run a backend's own algorithm (it needs the backend's
-  // communicator): `auto` among the regular ones instead.
-  if (sub_call && !s.algorithm->restrictions.backend.empty() && dynamic_cast<internal::SubComm*>(&comm) != nullptr) {
+  // communicator): `auto` instead.
+  if (!s.algorithm->restrictions.backend.empty() && dynamic_cast<internal::SubComm*>(&comm) != nullptr) {
     s = internal::selection_for(call, Requested{"auto", "auto"});
   }
   report_fallback(comm, collective, s);
@@ -262,6 +262,18 @@ const Algorithm& part_allreduce(const Context& part, void* buffer, std::size_t c
   if (part.size() == 1 || count == 0) return select_part(part, Collective::allreduce, n, op.commutative);
   return dispatch_part<Collective::allreduce>(part, n, op.commutative, static_cast<const void*>(buffer), buffer, count,
                                               type, std::cref(op));
+}
+
+const Algorithm& part_allreduce_arrival(const Context& part, void* buffer, std::size_t count, DataType type,
+                                        const ReduceOp& op) {
+  const std::size_t n = count * size_of(type);
+  // Not a sub-call: the part's snapshot is its own, and its imbalance chooses as a call's would.
+  const Algorithm& algorithm =
+      choose(part.comm(), Collective::allreduce, n, op.commutative, part.hints(), {}, /*sub_call=*/false);
+  if (part.size() == 1 || count == 0) return algorithm;
+  Context sub(part.comm(), part.tags(), part.timeout(), part.workspace(), part.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, buffer, buffer, count, type, op);
+  return algorithm;
 }
 
 const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,

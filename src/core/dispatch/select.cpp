@@ -466,7 +466,15 @@ Selection selection_for(const CallInfo& call, Requested requested) {
     if (chosen.restrictions.fallback.empty()) {
       throw InvalidArgument("algorithm", std::string(name_of(call.collective)) + " '" + chosen.name + "' " + why);
     }
-    s.algorithm = &registry.find(call.collective, chosen.restrictions.fallback);
+    // A fallback whose own restrictions fail as well gives way to its fallback, and so on (allreduce
+    // hierarchical_arrival falls back to prr on a flat layout, and both to reduce_bcast for a
+    // non-commutative operator). The list has no cycles; the bound only guards against one.
+    const Algorithm* fallback = &registry.find(call.collective, chosen.restrictions.fallback);
+    for (int hop = 0;
+         hop < 8 && !fallback->restrictions.fallback.empty() && !failed_restriction(*fallback, call).empty(); ++hop) {
+      fallback = &registry.find(call.collective, fallback->restrictions.fallback);
+    }
+    s.algorithm = fallback;
     s.fallback_reason = why;
   }
   return s;

@@ -48,6 +48,13 @@
 //   prd: the early ranks' reduce-scatter, Q = P-1 of them: (Q-1)(alpha + m beta / Q), what is
 //        left of it after omega, then w + 1 waves of alpha + m beta / w (w = plans::prd's
 //        rounds, from alpha and beta), plus m gamma / Q for the late rank's pieces.
+// The node- and arrival-aware allreduce (hierarchical_arrival; docs/algorithms/hierarchical-arrival.md)
+// gives the time after the last arrival with one node late by omega and its representative (its latest
+// rank) the only late rank there: what is left of the early ranks' reduce (q - 1 of them, binomial,
+// R_{q-1}) after omega, one intra-node step to the representative (alpha_i + m beta_i + m gamma), the
+// allreduce `auto` selects among the k representatives with omega' = omega plus that tail minus the
+// early nodes' own R_{q-1} and step (the least of prr, prd, slt once omega' reaches a segment's tau,
+// the least regular one before), and the selected bcast in the node.
 #pragma once
 
 #include <algorithm>
@@ -559,6 +566,25 @@ inline double alltoall_hierarchical(const CostInput& x) {
   const double row = k * q * x.bytes;  // one rank's whole send buffer
   const CostInput in = intra_node(x, row);
   return 2 * gather_selected(in) + alltoallv_selected(inter_node(x, q * q * x.bytes)) + 2 * q * row * in.beta;
+}
+
+// ------------------------------------------------------------------ node- and arrival-aware
+/// allreduce hierarchical_arrival: the time after the last arrival (see the top), one node late by
+/// omega, its representative the only late rank there.
+inline double allreduce_hierarchical_arrival(const CostInput& x) {
+  const CostInput in = intra_node(x, x.bytes);
+  CostInput early = in;  // the q - 1 ranks of a node other than its representative
+  early.procs = std::max(1, in.procs - 1);
+  const double hand_over = in.procs >= 2 ? tau(in) + x.bytes * x.gamma : 0;
+  const double ready = reduce_binomial(early) + hand_over;  // an early node's representative enters
+  const double tail = std::max(0.0, reduce_binomial(early) - x.omega) + hand_over;
+  CostInput between = inter_node(x, x.bytes);
+  between.omega = std::max(0.0, x.omega + tail - ready);
+  const double segment_tau = between.alpha + x.bytes / std::max(1, between.procs) * between.beta;
+  const double inter = between.omega >= segment_tau && between.procs >= 2
+                           ? std::min({allreduce_prr(between), allreduce_prd(between), allreduce_slt(between)})
+                           : allreduce_selected(between);
+  return tail + inter + bcast_selected(in);
 }
 
 }  // namespace ragged::plans::cost

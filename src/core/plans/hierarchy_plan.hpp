@@ -1,7 +1,8 @@
 // The pure part of the hierarchical (node-aware) collectives (docs/algorithms/hierarchical.md):
 // from the node of every rank, the ranks of each node, each rank's node and index in it, the one
 // representative per node that an inter-node phase runs among (the root on the root's node, the
-// lowest rank elsewhere), the packing of an alltoall between nodes, and slices of a vector.
+// lowest rank elsewhere; or each node's latest-arriving rank), the packing of an alltoall between
+// nodes, and slices of a vector.
 // No communication: the algorithms build their sub-communicators from these.
 #pragma once
 
@@ -53,6 +54,38 @@ inline std::vector<int> representatives(const Split& s, int root = -1) {
   out.reserve(s.members.size());
   for (const auto& m : s.members) out.push_back(m.front());
   if (root >= 0) out[static_cast<std::size_t>(s.node_of[static_cast<std::size_t>(root)])] = root;
+  return out;
+}
+
+/// The latest of `ranks` (non-empty) by `arrivals` (indexed by rank), ties to the lowest rank.
+inline int latest_of(std::span<const int> ranks, std::span<const double> arrivals) {
+  assert(!ranks.empty());
+  int best = ranks.front();
+  for (const int r : ranks) {
+    const double a = arrivals[static_cast<std::size_t>(r)];
+    const double b = arrivals[static_cast<std::size_t>(best)];
+    if (a > b || (a == b && r < best)) best = r;
+  }
+  return best;
+}
+
+/// One rank per node, in node order: the node's latest by `arrivals` (ties: its lowest rank), the
+/// representatives of allreduce hierarchical_arrival (docs/algorithms/hierarchical-arrival.md).
+/// Equal arrivals give the leaders.
+inline std::vector<int> latest_representatives(const Split& s, std::span<const double> arrivals) {
+  assert(arrivals.size() == s.node_of.size());
+  std::vector<int> out;
+  out.reserve(s.members.size());
+  for (const auto& m : s.members) out.push_back(latest_of(m, arrivals));
+  return out;
+}
+
+/// Each node's arrival: its latest rank's, in node order.
+inline std::vector<double> node_arrivals(const Split& s, std::span<const double> arrivals) {
+  assert(arrivals.size() == s.node_of.size());
+  std::vector<double> out;
+  out.reserve(s.members.size());
+  for (const auto& m : s.members) out.push_back(arrivals[static_cast<std::size_t>(latest_of(m, arrivals))]);
   return out;
 }
 
