@@ -49,7 +49,16 @@ static inline int t_ran(const char* name, const char* fallback) {
   const char* got = t_last();
   if (strcmp(name, "native") == 0) return strcmp(got, "native") == 0;
   if (strcmp(name, "auto") == 0) return strncmp(got, "native", 6) != 0;
-  return strcmp(got, name) == 0 || (fallback != NULL && strcmp(got, fallback) == 0);
+  if (strcmp(got, name) == 0) return 1;
+  /* `fallback`: the chain of fallbacks, comma-separated (a fallback whose own restriction fails
+   * runs its own: hierarchical_arrival -> prr -> reduce_bcast for a non-commutative operator). */
+  for (const char* f = fallback; f != NULL && *f != '\0';) {
+    const char* end = strchr(f, ',');
+    const size_t n = end != NULL ? (size_t)(end - f) : strlen(f);
+    if (strlen(got) == n && strncmp(got, f, n) == 0) return 1;
+    f = end != NULL ? end + 1 : NULL;
+  }
+  return 0;
 }
 
 /* MPICH 4.0's MPI_Reduce reads MPI_IN_PLACE as a buffer at a root other than 0 and crashes
