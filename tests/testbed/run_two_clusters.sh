@@ -32,7 +32,7 @@ for collective in alltoall alltoallv; do
       a = $col["algorithm"]; n1 = $col["n1"]; n2 = $col["n2"]; m = $col["backbone_messages"]
       if (n1 != 6 || n2 != 10) { print "FAIL: " a " ran on " n1 "+" n2 " processes, not the hosts 6+10"; bad = 1 }
       if ($col["checked"] != "yes") { print "FAIL: " a " at " $col["bytes"] " bytes was not checked"; bad = 1 }
-      # hierarchical needs two nodes: the testbed's hosts are namespaces of one machine, so
+      # hierarchical needs two nodes: the hosts of the testbed are namespaces of one machine, so
       # MPI_Comm_split_type(SHARED) gives one node and it runs its fallback (pairwise).
       if ($col["selected"] != a && !(a == "hierarchical" && $col["selected"] == "pairwise")) { print "FAIL: " a " ran " $col["selected"] " instead"; bad = 1 }
       if (a == "lg") { lg++; if (m > 20 || (collective == "alltoall" && m != 20)) { print "FAIL: lg sent " m " backbone messages, 2*max(6,10) = 20"; bad = 1 } }
