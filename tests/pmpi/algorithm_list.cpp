@@ -1,6 +1,6 @@
 // Writes every algorithm of the registry, native included, as "collective name fallback" lines
-// (the chain of fallbacks, comma-separated, "-" when it has none) to argv[1]: the list the plain C programs of mpi.pmpi force one
-// by one, so that they need no ragged header and a new algorithm is tested without editing them.
+// (the chain of fallbacks, comma-separated, "-" when it has none) to argv[1]: the list the plain C programs of mpi.pmpi
+// force one by one, so that they need no ragged header and a new algorithm is tested without editing them.
 #include <fstream>
 #include <iostream>
 #include <string>
