@@ -119,7 +119,7 @@ TEST_P(Hierarchical, AllreduceSumsExactlyOnEveryLayout) {
           for (const bool inplace : {false, true}) {
             const Bytes mine = data_of(type, comm.rank(), count);
             Bytes recv(n + guard, fill);
-            if (inplace) std::memcpy(recv.data(), mine.data(), n);
+            if (inplace && n > 0) std::memcpy(recv.data(), mine.data(), n);
             const Algorithm& ran =
                 fn(comm, inplace ? in_place : mine.data(), recv.data(), count, type, ReduceOp::sum(), o);
             expect_ran(ran, Collective::allreduce, l.layout, what);
@@ -179,7 +179,8 @@ TEST_P(Hierarchical, AllgatherPutsEveryBlockInPlaceOnEveryLayout) {
           for (const bool inplace : {false, true}) {
             const Bytes mine = data_of(type, comm.rank(), count);
             Bytes recv(p * block + guard, fill);
-            if (inplace) std::memcpy(recv.data() + static_cast<std::size_t>(comm.rank()) * block, mine.data(), block);
+            if (inplace && block > 0)
+              std::memcpy(recv.data() + static_cast<std::size_t>(comm.rank()) * block, mine.data(), block);
             const Algorithm& ran = fn(comm, inplace ? in_place : mine.data(), recv.data(), count, type, o);
             expect_ran(ran, Collective::allgather, l.layout, what);
             check_equal(recv, want, p * block, what + (inplace ? " in place" : ""));
@@ -202,7 +203,7 @@ TEST_P(Hierarchical, BcastFromEveryRootOnEveryLayout) {
           for (int root = 0; root < procs; ++root) {
             const Bytes want = data_of(type, root, count);
             Bytes buf(n + guard, fill);
-            if (comm.rank() == root) std::memcpy(buf.data(), want.data(), n);
+            if (comm.rank() == root && n > 0) std::memcpy(buf.data(), want.data(), n);
             const std::string what = where("bcast", l, procs, comm.rank(), count, type, root);
             const Algorithm& ran = fn(comm, buf.data(), count, type, root, o);
             expect_ran(ran, Collective::bcast, l.layout, what);
@@ -234,7 +235,7 @@ TEST_P(Hierarchical, ReduceToEveryRootOnEveryLayout) {
               const bool at_root = comm.rank() == root;
               const Bytes mine = data_of(type, comm.rank(), count);
               Bytes recv(n + guard, fill);
-              if (inplace && at_root) std::memcpy(recv.data(), mine.data(), n);
+              if (inplace && at_root && n > 0) std::memcpy(recv.data(), mine.data(), n);
               const void* send = inplace && at_root ? in_place : mine.data();
               const Algorithm& ran = fn(comm, send, recv.data(), count, type, ReduceOp::sum(), root, o);
               expect_ran(ran, Collective::reduce, l.layout, what);
@@ -279,7 +280,8 @@ TEST_P(Hierarchical, AlltoallDeliversEveryBlockOnEveryLayout) {
           const std::string what = where("alltoall", l, procs, me, count, type);
           for (const bool inplace : {false, true}) {
             Bytes recv(p * block + guard, fill);
-            if (inplace) std::memcpy(recv.data(), send.data(), p * block);
+            // count 0 leaves `send` empty, its data() null: memcpy may not take null even for 0 bytes
+            if (inplace && p * block > 0) std::memcpy(recv.data(), send.data(), p * block);
             const Algorithm& ran = fn(comm, inplace ? in_place : send.data(), recv.data(), count, type, o);
             expect_ran(ran, Collective::alltoall, l.layout, what);
             check_equal(recv, want, p * block, what + (inplace ? " in place" : ""));

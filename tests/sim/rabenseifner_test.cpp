@@ -150,7 +150,7 @@ TEST_P(RabenseifnerBinaryBlocks, EveryCountTypeOpAndInPlaceReducesEveryRankOnce)
             const Bytes& mine = inputs[t][o][me];
             Bytes send(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(bytes));
             Bytes recv(bytes + guard_bytes, fill);
-            if (inplace) std::memcpy(recv.data(), send.data(), bytes);
+            if (inplace && bytes > 0) std::memcpy(recv.data(), send.data(), bytes);
             fn(comm, inplace ? in_place : send.data(), recv.data(), count, types[t], reduce_op(ops[o]), options);
             const std::string what = "P " + std::to_string(procs) + " rank " + std::to_string(me) + " count " +
                                      std::to_string(count) + " " + name_of(types[t]) + " op " +
