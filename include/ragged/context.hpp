@@ -36,6 +36,9 @@ class TagBlock {
   [[nodiscard]] int operator[](int i) const;
   /// Tags [first + offset, first + offset + size) as a block of their own.
   [[nodiscard]] TagBlock sub(int offset, int size) const;
+  /// Half `which` (0 or 1) of the block: what an algorithm that composes two parts gives each, so
+  /// that composition nests (a part that composes again halves its own half).
+  [[nodiscard]] TagBlock half(int which) const { return sub(which * (size_ / 2), size_ / 2); }
 
  private:
   int first_;
@@ -175,6 +178,11 @@ class Context {
   /// the workspace: it may overwrite the caller's workspace slots, so a caller that composes
   /// keeps its own data out of the workspace across the sub-call.
   [[nodiscard]] Context sub(int offset, int size) const;
+  /// sub() on half `which` (0 or 1) of this call's tags (TagBlock::half()).
+  [[nodiscard]] Context half(int which) const {
+    const int h = tags_.size() / 2;
+    return sub(which * h, h);
+  }
   /// This context with other hints (which must outlive it): a composing algorithm passes its
   /// sub-call a hint of its own (allgather lnbc: the broadcast's source fills while it runs).
   [[nodiscard]] Context with_hints(const Hints& hints) const;

@@ -27,7 +27,7 @@
 #include "support/sim_sweep.hpp"
 
 namespace ragged {
-namespace {
+namespace test_allgather_test {
 
 using Bytes = std::vector<std::byte>;
 
@@ -123,5 +123,5 @@ std::string param_name(const testing::TestParamInfo<Param>& param) {
 
 INSTANTIATE_TEST_SUITE_P(Baselines, Allgather, testing::ValuesIn(params()), param_name);
 
-}  // namespace
+}  // namespace test_allgather_test
 }  // namespace ragged

@@ -31,7 +31,7 @@
 #include "support/sim_sweep.hpp"
 
 namespace ragged {
-namespace {
+namespace test_allreduce_test {
 
 using Bytes = std::vector<std::byte>;
 
@@ -259,5 +259,5 @@ std::vector<Param> arrival_params() {
 
 INSTANTIATE_TEST_SUITE_P(Arrival, AllreduceArrival, testing::ValuesIn(arrival_params()), param_name);
 
-}  // namespace
+}  // namespace test_allreduce_test
 }  // namespace ragged

@@ -28,7 +28,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_alltoall_test {
 
 using Bytes = std::vector<std::byte>;
 
@@ -572,5 +572,5 @@ TEST(SimAlltoall, LgOnTheFourClusterPlatform) {
   EXPECT_EQ(direct_formula({16, 4, 24, 12}), 2144U);
 }
 
-}  // namespace
+}  // namespace test_alltoall_test
 }  // namespace ragged

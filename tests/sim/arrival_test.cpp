@@ -49,7 +49,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_arrival_test {
 
 using Bytes = std::vector<std::byte>;
 using test::element;
@@ -1036,5 +1036,5 @@ TEST(ArrivalCApi, MonitorCallsOfListing4) {
   });
 }
 
-}  // namespace
+}  // namespace test_arrival_test
 }  // namespace ragged

@@ -19,7 +19,7 @@
 #include "support/patterns.hpp"
 
 namespace ragged {
-namespace {
+namespace test_bcast_sweep_test {
 
 using Bytes = std::vector<std::byte>;
 constexpr std::size_t guard_bytes = 64;
@@ -107,5 +107,5 @@ INSTANTIATE_TEST_SUITE_P(Large, BcastSweep, testing::ValuesIn(params()), [](cons
   return std::get<0>(info.param) + "_P" + std::to_string(std::get<1>(info.param));
 });
 
-}  // namespace
+}  // namespace test_bcast_sweep_test
 }  // namespace ragged

@@ -14,7 +14,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_clock_test {
 
 /// The inner runtime with `skew` seconds added to its clock.
 class SkewedRuntime final : public Runtime {
@@ -113,5 +113,5 @@ TEST(SimClock, RoundsMustBePositive) {
   });
 }
 
-}  // namespace
+}  // namespace test_clock_test
 }  // namespace ragged

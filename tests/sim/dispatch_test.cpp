@@ -25,7 +25,7 @@
 #include "support/scoped_env.hpp"
 
 namespace ragged {
-namespace {
+namespace test_dispatch_test {
 
 sim::Config config(int procs) { return sim::Config{.platform = "cluster-1gbe-48", .procs = procs}; }
 
@@ -679,5 +679,5 @@ TEST(SimDispatch, LnbcStreamsTheGatherIntoAStreamingBroadcast) {
   EXPECT_LT(streamed, 0.85 * whole) << "streamed " << streamed << " s, whole " << whole << " s";
 }
 
-}  // namespace
+}  // namespace test_dispatch_test
 }  // namespace ragged

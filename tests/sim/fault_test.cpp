@@ -25,7 +25,7 @@
 #include "support/registered.hpp"
 
 namespace ragged {
-namespace {
+namespace test_fault_test {
 
 constexpr double call_timeout = 0.25;  // simulated seconds: every call here takes far less
 constexpr double slack = 1e-3;         // a poll of the simulated wait_any
@@ -256,5 +256,5 @@ TEST(Faults, RanksThatAllTimeOutAtOneInstantEndInOneCleanError) {
   }
 }
 
-}  // namespace
+}  // namespace test_fault_test
 }  // namespace ragged

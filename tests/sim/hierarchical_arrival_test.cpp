@@ -35,7 +35,7 @@
 #include "support/sim_sweep.hpp"
 
 namespace ragged {
-namespace {
+namespace test_hierarchical_arrival_test {
 
 using Bytes = std::vector<std::byte>;
 
@@ -254,5 +254,5 @@ std::vector<int> procs_list() {
 INSTANTIATE_TEST_SUITE_P(Layouts, HierarchicalArrival, testing::ValuesIn(procs_list()),
                          [](const testing::TestParamInfo<int>& info) { return "P" + std::to_string(info.param); });
 
-}  // namespace
+}  // namespace test_hierarchical_arrival_test
 }  // namespace ragged

@@ -31,7 +31,7 @@
 #include "support/sim_sweep.hpp"
 
 namespace ragged {
-namespace {
+namespace test_irregular_test {
 
 using Bytes = std::vector<std::byte>;
 using test::CheckFailed;
@@ -446,5 +446,5 @@ TEST_P(IrregularDisagreement, TheRootReportsItAfterTheCall) {
 INSTANTIATE_TEST_SUITE_P(Detecting, IrregularDisagreement, testing::Values("traff", "traff_copy", "binomial", "linear"),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
 
-}  // namespace
+}  // namespace test_irregular_test
 }  // namespace ragged

@@ -6,20 +6,25 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "ragged/arrival.hpp"
 #include "ragged/collectives.hpp"
+#include "ragged/context.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
 #include "support/registered.hpp"
 
 namespace ragged {
-namespace {
+namespace test_lower_bound_test {
 
 namespace bound = plans::bound;
 
@@ -133,5 +138,83 @@ std::string param_name(const testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, LowerBoundHolds, testing::ValuesIn(params()), param_name);
 
-}  // namespace
+// The two-level bound (docs/bounds.md "Two levels") on a platform whose nodes hold several ranks:
+// galileo-opa-16x4, P = 8 (two nodes of four) and P = 6 (four and two), every registered
+// algorithm including the hierarchical ones, arrivals spread as above.
+class TwoLevelBoundHolds : public testing::TestWithParam<Param> {};
+
+TEST_P(TwoLevelBoundHolds, NoRankFinishesBeforeItsNodesCard) {
+  const std::string collective = std::get<0>(GetParam());
+  const std::string name = std::get<1>(GetParam());
+  const int procs = std::get<2>(GetParam());
+  const auto p = static_cast<std::size_t>(procs);
+  const int root = procs - 1;
+  sim::Config config;
+  config.platform = "galileo-opa-16x4";
+  config.procs = procs;
+  int checked = 0;
+  sim::run(config, [&](Comm& comm) {
+    const int me = comm.rank();
+    const std::shared_ptr<const NodeLayout> layout = layout_of(comm, Hints{});
+    const std::shared_ptr<const NetworkModel> network = network_of(comm, Hints{});
+    RAGGED_CHECK(network != nullptr);
+    RAGGED_CHECK(!layout->flat());
+    const LinkModel measured = measure_link(comm, tag_link);
+    // No latency: a route inside a node may be quicker than the pair measured (ranks 0 and 1),
+    // and a bound must stay below every route the simulator takes. The bytes still count.
+    const bound::Link link{0.0, std::min(measured.beta, network->intra.beta)};
+    const bound::Link card{0.0, network->inter.beta};
+    CollectiveOptions options;
+    options.algorithm = name;
+    std::vector<std::int32_t> send(p * count, me);
+    std::vector<std::int32_t> recv(p * count);
+    barrier(comm);
+    comm.runtime().sleep_for(delay_of(me, procs));
+    const double arrival = comm.runtime().now();
+    if (collective == "allgather") {
+      allgather(comm, send.data(), recv.data(), count, DataType::int32, options);
+    } else if (collective == "allreduce") {
+      allreduce(comm, send.data(), recv.data(), count, DataType::int32, ReduceOp::sum(), options);
+    } else if (collective == "alltoall") {
+      alltoall(comm, send.data(), recv.data(), count, DataType::int32, options);
+    } else {
+      bcast(comm, send.data(), count, DataType::int32, root, options);
+    }
+    const double elapsed = comm.runtime().now() - arrival;
+    const std::vector<double> arrivals = share(comm, arrival);
+    const double block = count * double{sizeof(std::int32_t)};
+    const std::span<const int> node(layout->node);
+    std::vector<double> b;
+    if (collective == "allgather") b = bound::two_level::allgather(arrivals, block, node, link, card);
+    if (collective == "allreduce") b = bound::two_level::allreduce(arrivals, block, node, link, card);
+    if (collective == "alltoall") b = bound::two_level::alltoall(arrivals, block, node, link, card);
+    if (collective == "bcast") b = bound::two_level::bcast(arrivals, root, block, node, link, card);
+    const double mine = b[static_cast<std::size_t>(me)];
+    if (elapsed < mine - 1e-9) {
+      throw test::CheckFailed(collective + " " + name + " rank " + std::to_string(me) + ": elapsed " +
+                              std::to_string(elapsed) + " s below its two-level bound " + std::to_string(mine) + " s");
+    }
+    RAGGED_CHECK(mine > 0);
+    if (me == 0) ++checked;
+  });
+  EXPECT_EQ(checked, 1);
+}
+
+std::vector<Param> two_level_params() {
+  std::vector<Param> out;
+  const std::vector<std::pair<std::string, Collective>> collectives{{"allgather", Collective::allgather},
+                                                                    {"allreduce", Collective::allreduce},
+                                                                    {"alltoall", Collective::alltoall},
+                                                                    {"bcast", Collective::bcast}};
+  for (const auto& [text, c] : collectives) {
+    for (const std::string& name : test::registered(c)) {
+      for (int procs : {6, 8}) out.emplace_back(text, name, procs);
+    }
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, TwoLevelBoundHolds, testing::ValuesIn(two_level_params()), param_name);
+
+}  // namespace test_lower_bound_test
 }  // namespace ragged

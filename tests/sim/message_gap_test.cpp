@@ -25,7 +25,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_message_gap_test {
 
 constexpr double tick = 1e-9;  // now() counts whole nanoseconds
 
@@ -246,5 +246,5 @@ TEST(SimBackend, MessageGapInfinibandQdr560DeclaresHalfAMicrosecond) {
   EXPECT_NEAR(done.back() - done.front(), 9 * 0.5e-6, 5 * tick);
 }
 
-}  // namespace
+}  // namespace test_message_gap_test
 }  // namespace ragged

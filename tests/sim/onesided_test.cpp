@@ -23,7 +23,7 @@
 #include "support/check.hpp"
 
 namespace ragged {
-namespace {
+namespace test_onesided_test {
 
 constexpr double call_timeout = 0.5;  // simulated seconds: every call here takes far less
 
@@ -202,5 +202,5 @@ TEST(OneSidedFaults, APeerThatStopsBetweenCallsGivesTimeoutError) {
   }
 }
 
-}  // namespace
+}  // namespace test_onesided_test
 }  // namespace ragged

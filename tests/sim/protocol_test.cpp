@@ -34,7 +34,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_protocol_test {
 
 constexpr double tick = 2e-9;                            // now() counts whole nanoseconds
 constexpr double latency = 10e-6;                        // two host links of 5 us
@@ -379,5 +379,5 @@ TEST(SimBackend, ProtocolExchangeFactorKeepsEveryAllgatherAlltoallAndAllreduceEx
   every_allgather_alltoall_and_allreduce_exact(exchange_platform());
 }
 
-}  // namespace
+}  // namespace test_protocol_test
 }  // namespace ragged

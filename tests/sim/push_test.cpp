@@ -20,7 +20,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_push_test {
 
 using Bytes = std::vector<std::byte>;
 
@@ -113,5 +113,5 @@ TEST_P(Push, GathersExactlyUnderEveryArrivalPatternWithoutOne) { run_patterns("c
 
 INSTANTIATE_TEST_SUITE_P(Procs, Push, testing::Values(2, 3, 4, 5, 8, 13, 16));
 
-}  // namespace
+}  // namespace test_push_test
 }  // namespace ragged

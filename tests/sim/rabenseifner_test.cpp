@@ -24,7 +24,7 @@
 #include "support/sim_sweep.hpp"
 
 namespace ragged {
-namespace {
+namespace test_rabenseifner_test {
 
 using Bytes = std::vector<std::byte>;
 
@@ -181,5 +181,5 @@ INSTANTIATE_TEST_SUITE_P(Sweep, RabenseifnerBinaryBlocks,
                          testing::Values(3, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 17, 19, 24, 33, 40, 48),
                          [](const testing::TestParamInfo<int>& p) { return "P" + std::to_string(p.param); });
 
-}  // namespace
+}  // namespace test_rabenseifner_test
 }  // namespace ragged

@@ -29,7 +29,7 @@
 #include "support/sim_sweep.hpp"
 
 namespace ragged {
-namespace {
+namespace test_rooted_test {
 
 using test::CheckFailed;
 using test::pattern;
@@ -418,5 +418,5 @@ TEST(ReduceRegistry, BinomialTakesNonCommutativeOperators) {
   EXPECT_FALSE(Registry::instance().find(Collective::reduce, "binomial").restrictions.commutative_only);
 }
 
-}  // namespace
+}  // namespace test_rooted_test
 }  // namespace ragged

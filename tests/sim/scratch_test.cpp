@@ -12,7 +12,7 @@
 #include "ragged/sim.hpp"
 
 namespace ragged {
-namespace {
+namespace test_scratch_test {
 
 TEST(SimScratch, TheSameBlockServesEveryCallThatFits) {
   sim::run(sim::Config{.platform = "cluster-1gbe-48", .procs = 2}, [](Comm& comm) {
@@ -70,5 +70,5 @@ TEST(SimScratch, EveryRankHasItsOwn) {
   });
 }
 
-}  // namespace
+}  // namespace test_scratch_test
 }  // namespace ragged

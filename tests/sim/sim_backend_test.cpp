@@ -22,7 +22,7 @@
 #include "support/sim_platform.hpp"
 
 namespace ragged {
-namespace {
+namespace test_sim_backend_test {
 
 // cluster-1gbe-48: 25 us per host link, 119.5 MB/s, loopback 0.5 us / 6 GB/s, 36.8 Gflop/s per core.
 constexpr double gbe_latency = 50e-6;
@@ -655,5 +655,5 @@ TEST(SimBackend, GalileoFourRanksPerNodeShareTheirHfi) {
   for (int r = 0; r < 8; ++r) EXPECT_NEAR(done[static_cast<std::size_t>(r)], 1e-6 + 4 * 1.2e6 / 12e9, tick) << r;
 }
 
-}  // namespace
+}  // namespace test_sim_backend_test
 }  // namespace ragged

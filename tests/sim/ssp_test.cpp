@@ -21,7 +21,7 @@
 #include "support/check.hpp"
 
 namespace ragged {
-namespace {
+namespace test_ssp_test {
 
 using Param = std::tuple<SspTopology, int>;
 
@@ -277,5 +277,5 @@ TEST(SspFaults, BadArgumentsAreNamed) {
   });
 }
 
-}  // namespace
+}  // namespace test_ssp_test
 }  // namespace ragged

@@ -28,7 +28,7 @@
 #include "support/threshold_cases.hpp"
 
 namespace ragged {
-namespace {
+namespace test_threshold_test {
 
 using test::threshold::Case;
 using test::threshold::Kind;
@@ -261,5 +261,5 @@ TEST(ThresholdArguments, InvalidArgumentNamesTheArgument) {
   });
 }
 
-}  // namespace
+}  // namespace test_threshold_test
 }  // namespace ragged

@@ -12,7 +12,7 @@
 #include "ragged/registry.hpp"
 
 namespace ragged {
-namespace {
+namespace test_arrival_estimators_test {
 
 TEST(ArrivalEstimators, LinearExtrapolation) {
   EXPECT_DOUBLE_EQ(extrapolate_arrival(10.0, 10.1, 0.5), 10.2);
@@ -140,5 +140,5 @@ TEST(ArrivalPlans, RegisteredWithTheirRestriction) {
   EXPECT_FALSE(r.find(Collective::allgather, "ring").restrictions.needs_arrival);
 }
 
-}  // namespace
+}  // namespace test_arrival_estimators_test
 }  // namespace ragged

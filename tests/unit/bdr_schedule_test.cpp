@@ -26,7 +26,7 @@
 #include "plans/sorted_order.hpp"
 
 namespace ragged::plans::bdr {
-namespace {
+namespace test_bdr_schedule_test {
 
 /// Checks every structural property of `s` for `arrivals` and `tau`.
 void check_schedule(const Schedule& s, const std::vector<double>& arrivals, double tau) {
@@ -255,5 +255,5 @@ TEST(SortedOrder, TiesInRankOrder) {
   EXPECT_EQ(sorted::gather_order(std::vector<double>{0.0}, 0), std::vector<int>{});
 }
 
-}  // namespace
+}  // namespace test_bdr_schedule_test
 }  // namespace ragged::plans::bdr

@@ -16,7 +16,7 @@
 #include "ragged/error.hpp"
 
 namespace ragged::plans::bgd {
-namespace {
+namespace test_bgd_schedule_test {
 
 /// Checks every structural property of `s` for `arrivals` and `tau`.
 void check_schedule(const Schedule& s, const std::vector<double>& arrivals, double tau) {
@@ -205,5 +205,5 @@ TEST(BgdSchedule, Figure4Example) {
   EXPECT_EQ(s.steps.size(), 4u);
 }
 
-}  // namespace
+}  // namespace test_bgd_schedule_test
 }  // namespace ragged::plans::bgd

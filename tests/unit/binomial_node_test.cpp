@@ -8,7 +8,7 @@
 #include "plans/binomial_tree.hpp"
 
 namespace ragged::plans::binomial {
-namespace {
+namespace test_binomial_node_test {
 
 constexpr int max_procs = 300;
 
@@ -121,5 +121,5 @@ TEST(BinomialNode, HeadCountsTheBlocksBeforeTheWrap) {
   EXPECT_EQ(head(5, 0, 8), 0);
 }
 
-}  // namespace
+}  // namespace test_binomial_node_test
 }  // namespace ragged::plans::binomial

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace ragged::plans::binomial {
-namespace {
+namespace test_binomial_tree_test {
 
 constexpr int max_procs = 300;
 
@@ -181,5 +181,5 @@ TEST(BinomialTree, RoundsIsCeilLog2) {
   EXPECT_EQ(ceil_pow2(33), 64);
 }
 
-}  // namespace
+}  // namespace test_binomial_tree_test
 }  // namespace ragged::plans::binomial

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <vector>
 
+namespace test_bruck_plan_test {
+
 namespace bruck = ragged::plans::bruck;
 
 namespace {
@@ -63,3 +65,5 @@ TEST(BruckPlan, RotatedViewsFillWithTheRightBlocks) {
 }
 
 }  // namespace
+
+}  // namespace test_bruck_plan_test

@@ -8,7 +8,7 @@
 #include "ragged/context.hpp"
 
 namespace ragged {
-namespace {
+namespace test_context_blocks_test {
 
 TEST(ContextBlocks, BytesIsCountTimesTheElementSize) {
   EXPECT_EQ(Context::bytes(0, DataType::float64), 0U);
@@ -33,5 +33,5 @@ TEST(ContextBlocks, BlockViewAddressesBlockIAtIBlocks) {
   EXPECT_EQ(Context::blocks(buffer.data(), 0).at(3), buffer.data());  // empty blocks
 }
 
-}  // namespace
+}  // namespace test_context_blocks_test
 }  // namespace ragged

@@ -13,7 +13,7 @@
 #include "ragged/registry.hpp"
 
 namespace ragged {
-namespace {
+namespace test_cost_layout_test {
 
 namespace before = plans::cost_before;
 
@@ -175,5 +175,5 @@ TEST(CostLayout, OneSidedRingHasAModelAndIsListedWithIt) {
   EXPECT_EQ(plans::cost::allreduce_onesided_ring(qdr(1, 1 << 20)), 0);
 }
 
-}  // namespace
+}  // namespace test_cost_layout_test
 }  // namespace ragged

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <vector>
 
+namespace test_double_tree_plan_test {
+
 namespace trees = ragged::plans::double_tree;
 
 namespace {
@@ -125,3 +127,5 @@ TEST(DoubleTreePlan, SegmentCountsStayWithinTheirBounds) {
 }
 
 }  // namespace
+
+}  // namespace test_double_tree_plan_test

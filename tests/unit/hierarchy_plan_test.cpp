@@ -11,7 +11,7 @@
 #include <vector>
 
 namespace ragged::plans::hierarchy {
-namespace {
+namespace test_hierarchy_plan_test {
 
 /// Node numbers in order of their lowest rank, as NodeLayout keeps them.
 std::vector<int> renumbered(const std::vector<int>& raw) {
@@ -193,5 +193,5 @@ TEST(HierarchyPlan, AlltoallPackingDeliversEveryBlock) {
   }
 }
 
-}  // namespace
+}  // namespace test_hierarchy_plan_test
 }  // namespace ragged::plans::hierarchy

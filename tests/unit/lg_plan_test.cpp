@@ -17,7 +17,7 @@
 #include <vector>
 
 namespace ragged::plans::lg {
-namespace {
+namespace test_lg_plan_test {
 
 constexpr int max_size = 40;
 
@@ -428,5 +428,5 @@ TEST(LgPlanClusters, LargerAndMoreClusters) {
   for (const auto& sizes : cases) check_counts(sizes);
 }
 
-}  // namespace
+}  // namespace test_lg_plan_test
 }  // namespace ragged::plans::lg

@@ -10,7 +10,7 @@
 #include "ragged/topology.hpp"
 
 namespace ragged {
-namespace {
+namespace test_lg_topology_test {
 
 // The argument an InvalidArgument names, or "" when `f` does not throw one.
 template <class F>
@@ -106,5 +106,5 @@ TEST(ClusterLayout, HostPrefixes) {
   EXPECT_EQ(ClusterLayout::from_host_prefixes(sites).cluster, (std::vector<int>{0, 1, 2, 0}));
 }
 
-}  // namespace
+}  // namespace test_lg_topology_test
 }  // namespace ragged

@@ -11,6 +11,8 @@
 #include <random>
 #include <vector>
 
+namespace test_lower_bound_test {
+
 namespace bound = ragged::plans::bound;
 
 namespace {
@@ -217,3 +219,5 @@ TEST(TwoLevelBound, AllreduceWaitsForTheLatestRankOutsideTheNode) {
   EXPECT_DOUBLE_EQ(two[2], bound::allreduce(a, n, rank)[2]);
   EXPECT_DOUBLE_EQ(two[3], bound::allreduce(a, n, rank)[3]);
 }
+
+}  // namespace test_lower_bound_test

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_nex_plan_test {
+
 namespace nex = ragged::plans::nex;
 
 namespace {
@@ -54,3 +56,5 @@ TEST(NexPlan, SixRanksMatchThePicture) {
 }
 
 }  // namespace
+
+}  // namespace test_nex_plan_test

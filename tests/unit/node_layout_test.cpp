@@ -10,7 +10,7 @@
 #include "ragged/layout.hpp"
 
 namespace ragged {
-namespace {
+namespace test_node_layout_test {
 
 TEST(NodeLayout, UnevenThreeFiveTwo) {
   const std::vector<int> sizes = {3, 5, 2};
@@ -106,5 +106,5 @@ TEST(NodeLayout, CheckNamesTheArgument) {
   EXPECT_NO_THROW(sites.check(4));
 }
 
-}  // namespace
+}  // namespace test_node_layout_test
 }  // namespace ragged

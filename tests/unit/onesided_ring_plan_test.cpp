@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+namespace test_onesided_ring_plan_test {
+
 namespace plan = ragged::plans::onesided_ring;
 namespace ring = ragged::plans::ring;
 
@@ -166,3 +168,5 @@ TEST(OneSidedRingPlan, TheRingOnSetsReducesEveryElementOnceWithoutDeadlock) {
 }
 
 }  // namespace
+
+}  // namespace test_onesided_ring_plan_test

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+namespace test_pipelined_chain_plan_test {
+
 namespace chain = ragged::plans::pipelined_chain;
 
 namespace {
@@ -131,3 +133,5 @@ TEST(PipelinedChainPlan, ARankPausesWhileTheRootSendsTheBlockBeforeItsOwn) {
 }
 
 }  // namespace
+
+}  // namespace test_pipelined_chain_plan_test

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <vector>
 
+namespace test_pipelined_linear_plan_test {
+
 namespace chain = ragged::plans::chain;
 
 namespace {
@@ -159,3 +161,5 @@ TEST(PipelinedLinearPlan, ChainProgramsCompleteWithoutDeadlock) {
 }
 
 }  // namespace
+
+}  // namespace test_pipelined_linear_plan_test

@@ -16,7 +16,7 @@
 #include "plans/cost_model.hpp"
 
 namespace ragged::plans::prd {
-namespace {
+namespace test_prd_plan_test {
 
 constexpr double alpha = 50e-6;
 constexpr double beta = 1.0 / 119.5e6;
@@ -113,5 +113,5 @@ TEST(PrdPlan, CostModelIsTheHeadersFormula) {
   EXPECT_LT(cost::allreduce_prd(x), cost::allreduce_ring(x));
 }
 
-}  // namespace
+}  // namespace test_prd_plan_test
 }  // namespace ragged::plans::prd

@@ -26,7 +26,7 @@
 #include "ragged/selection.hpp"
 
 namespace ragged::plans::prr {
-namespace {
+namespace test_prr_schedule_test {
 
 /// The schedule in the header's notation, one step a line: "step k: a -> b: s" ('*' results).
 std::string render(const Schedule& s) {
@@ -348,5 +348,5 @@ TEST(PrrSchedule, AutoChoosesAnArrivalAwareAllreduceOnlyWhenImbalanced) {
   }
 }
 
-}  // namespace
+}  // namespace test_prr_schedule_test
 }  // namespace ragged::plans::prr

@@ -12,6 +12,8 @@
 #include <random>
 #include <vector>
 
+namespace test_push_plan_test {
+
 namespace push = ragged::plans::push;
 
 namespace {
@@ -124,3 +126,5 @@ TEST(PushPlan, TheLastRankScattersToTheWaitingOnes) {
 }
 
 }  // namespace
+
+}  // namespace test_push_plan_test

@@ -16,6 +16,8 @@
 
 #include "plans/recursive_doubling_plan.hpp"
 
+namespace test_rabenseifner_plan_test {
+
 namespace rs = ragged::plans::rabenseifner;
 
 namespace {
@@ -239,3 +241,5 @@ TEST(RabenseifnerPlan, BinaryBlocksReduceEveryRankOnceEverywhere) {
 }
 
 }  // namespace
+
+}  // namespace test_rabenseifner_plan_test

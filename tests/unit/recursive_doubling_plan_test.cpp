@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+namespace test_recursive_doubling_plan_test {
+
 namespace rd = ragged::plans::recursive;
 
 namespace {
@@ -85,3 +87,5 @@ TEST(RecursiveDoublingPlan, EveryRankGetsEveryContributionOnce) {
 }
 
 }  // namespace
+
+}  // namespace test_recursive_doubling_plan_test

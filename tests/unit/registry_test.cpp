@@ -5,7 +5,7 @@
 #include "ragged/error.hpp"
 
 namespace ragged {
-namespace {
+namespace test_registry_test {
 
 TEST(Registry, KnowsEveryBaselineByName) {
   const Registry& r = Registry::instance();
@@ -38,5 +38,5 @@ TEST(Registry, ParsesCollectiveNames) {
   EXPECT_THROW((void)parse_collective("alltoallw"), InvalidArgument);
 }
 
-}  // namespace
+}  // namespace test_registry_test
 }  // namespace ragged

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+namespace test_ring_plan_test {
+
 namespace ring = ragged::plans::ring;
 
 namespace {
@@ -102,3 +104,5 @@ TEST(RingPlan, ReduceScatterLeavesRankRWithSegmentRReducedOverAll) {
 }
 
 }  // namespace
+
+}  // namespace test_ring_plan_test

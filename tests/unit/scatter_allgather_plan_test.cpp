@@ -11,6 +11,8 @@
 
 #include "plans/binomial_tree.hpp"
 
+namespace test_scatter_allgather_plan_test {
+
 namespace plan = ragged::plans::scatter_allgather;
 namespace tree = ragged::plans::binomial;
 
@@ -109,3 +111,5 @@ TEST(ScatterAllgatherPlan, ScatterThenRingGiveEveryRankEveryPiece) {
 }
 
 }  // namespace
+
+}  // namespace test_scatter_allgather_plan_test

@@ -21,7 +21,7 @@
 #include "support/scoped_env.hpp"
 
 namespace ragged {
-namespace {
+namespace test_selection_test {
 
 using test::ScopedEnv;
 
@@ -504,5 +504,5 @@ TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
   EXPECT_LT(before, plans::cost::allreduce_hierarchical(x));
 }
 
-}  // namespace
+}  // namespace test_selection_test
 }  // namespace ragged

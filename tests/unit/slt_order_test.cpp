@@ -13,7 +13,7 @@
 #include "plans/cost_model.hpp"
 
 namespace ragged::plans::slt {
-namespace {
+namespace test_slt_order_test {
 
 TEST(SltOrder, LatestAtPositionZeroTiesInRankOrder) {
   EXPECT_EQ(chain_order(std::vector<double>{3.0, 1.0, 2.0, 1.0, 5.0}), (std::vector<int>{4, 0, 2, 1, 3}));
@@ -98,5 +98,5 @@ TEST(SltOrder, EarlyReceivesArePartialsBeforeTheArrival) {
   EXPECT_EQ(std::accumulate(flat.early.begin(), flat.early.end(), std::size_t{0}), 0u);
 }
 
-}  // namespace
+}  // namespace test_slt_order_test
 }  // namespace ragged::plans::slt

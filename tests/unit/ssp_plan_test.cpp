@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace ragged::plans::ssp {
-namespace {
+namespace test_ssp_plan_test {
 
 using Sets = std::vector<std::vector<std::multiset<int>>>;  // [rank][segment]
 
@@ -88,5 +88,5 @@ TEST(SspPlan, StepCounts) {
   EXPECT_THROW((void)plan(Topology::ring, 4, 4), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace test_ssp_plan_test
 }  // namespace ragged::plans::ssp

@@ -14,7 +14,7 @@
 #include "ragged/error.hpp"
 
 namespace ragged::plans::steps {
-namespace {
+namespace test_step_program_test {
 
 struct Step {
   int step = 0;
@@ -84,5 +84,5 @@ TEST(StepProgram, ArrivalTimesMustBeFinite) {
   EXPECT_NO_THROW((void)empty_schedule<Schedule>(std::vector<double>{}));
 }
 
-}  // namespace
+}  // namespace test_step_program_test
 }  // namespace ragged::plans::steps

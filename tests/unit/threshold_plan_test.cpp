@@ -12,7 +12,7 @@
 #include "plans/binomial_tree.hpp"
 
 namespace ragged::plans::threshold {
-namespace {
+namespace test_threshold_plan_test {
 
 constexpr int max_procs = 300;
 
@@ -166,5 +166,5 @@ TEST(ThresholdPlan, LeavesAreTheNodesWithoutChildren) {
   EXPECT_TRUE(is_leaf(0, 1));
 }
 
-}  // namespace
+}  // namespace test_threshold_plan_test
 }  // namespace ragged::plans::threshold

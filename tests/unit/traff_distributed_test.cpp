@@ -10,6 +10,8 @@
 #include "plans/traff_tree.hpp"
 #include "traff_support.hpp"
 
+namespace test_traff_distributed_test {
+
 namespace traff = ragged::plans::traff;
 using ragged::test::emulate;
 
@@ -114,3 +116,5 @@ TEST(TraffDistributed, PowerOfTwoSameSizesNeedNoNotices) {
     EXPECT_EQ(got.messages, 2 * (p - 1)) << "p " << p;
   }
 }
+
+}  // namespace test_traff_distributed_test

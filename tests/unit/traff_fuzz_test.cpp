@@ -16,6 +16,8 @@
 #include "plans/traff_tree.hpp"
 #include "traff_support.hpp"
 
+namespace test_traff_fuzz_test {
+
 namespace traff = ragged::plans::traff;
 
 namespace {
@@ -83,3 +85,5 @@ TEST(TraffFuzz, RandomProblemsStayInBoundsAndAgree) {
     ASSERT_FALSE(members.empty());
   }
 }
+
+}  // namespace test_traff_fuzz_test

@@ -12,6 +12,8 @@
 
 #include "traff_support.hpp"
 
+namespace test_traff_tree_test {
+
 namespace traff = ragged::plans::traff;
 using ragged::test::model_finish;
 
@@ -257,3 +259,5 @@ TEST(TraffLayout, ChildrenAroundTheOwnBlockInRankOrder) {
   EXPECT_EQ(l.own, 50);
   EXPECT_EQ(l.child, (std::vector<std::int64_t>{40, 53, 0}));
 }
+
+}  // namespace test_traff_tree_test

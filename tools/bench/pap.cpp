@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <span>
 
 #include "options.hpp"
 #include "plot.hpp"
@@ -275,7 +276,14 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       result.procs = comm.size();
       result.link = link;
       result.bound_link = for_bound;
-      result.layout = layout_of(comm, Hints{})->describe();
+      const std::shared_ptr<const NodeLayout> layout = layout_of(comm, Hints{});
+      result.layout = layout->describe();
+      if (!layout->flat()) {
+        // Where the backend knows no inter-node link (mpi), the card is as fast as the measured link.
+        const std::shared_ptr<const NetworkModel> network = network_of(comm, Hints{});
+        result.node_of_rank = layout->node;
+        result.card_link = network ? network->inter : for_bound;
+      }
     }
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
       const std::string& name = o.algorithms[a];
@@ -318,6 +326,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     double sum_sq = 0;
     double imbalance = 0;
     double bound = 0;
+    double two_level = 0;
     std::vector<double> arrivals(p);
     for (int it = 0; it < o.iterations; ++it) {
       const auto i = static_cast<std::size_t>(it);
@@ -334,6 +343,15 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
                                            : c == Collective::bcast   ? bound::bcast(arrivals, 0, bytes, link)
                                                                       : bound::allreduce(arrivals, bytes, link);
       for (double e : per_rank) bound += e;
+      if (!result.node_of_rank.empty()) {
+        const bound::Link card{result.card_link.alpha, result.card_link.beta};
+        const std::span<const int> node(result.node_of_rank);
+        const std::vector<double> deep =
+            c == Collective::allgather ? bound::two_level::allgather(arrivals, bytes, node, link, card)
+            : c == Collective::bcast   ? bound::two_level::bcast(arrivals, 0, bytes, node, link, card)
+                                       : bound::two_level::allreduce(arrivals, bytes, node, link, card);
+        for (double e : deep) two_level += e;
+      }
     }
     const auto n = static_cast<double>(procs) * o.iterations;
     m.avg_elapsed = sum / n;
@@ -341,6 +359,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     m.run_time = mean_run_time(s, o.iterations);
     m.imbalance = imbalance / o.iterations;
     m.lower_bound = bound / n;
+    if (!result.node_of_rank.empty()) m.two_level_bound = two_level / n;
     if (flat_measured) {
       m.flat_run = m.run_time;
     } else if (auto it = o.flat_run_time.find(m.algorithm); it != o.flat_run_time.end()) {
@@ -401,6 +420,9 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
         .set("absorption_s", m.absorption ? Value(*m.absorption) : Value(std::string()))
         .set("lower_bound_s", m.lower_bound)
         .set("bound_ratio", m.lower_bound > 0 ? Value(m.avg_elapsed / m.lower_bound) : Value(std::string()))
+        .set("two_level_bound_s", m.two_level_bound ? Value(*m.two_level_bound) : Value(std::string()))
+        .set("two_level_ratio", m.two_level_bound && *m.two_level_bound > 0 ? Value(m.avg_elapsed / *m.two_level_bound)
+                                                                            : Value(std::string()))
         .set("speedup", m.speedup ? Value(*m.speedup) : Value(std::string()));
     report.rows.push_back(std::move(row));
   }

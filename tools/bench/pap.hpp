@@ -70,6 +70,9 @@ struct PapMeasurement {
   /// Mean over ranks and iterations of the per-rank bound on f_i - a_i from what each rank's
   /// links must carry after the arrivals (plans/lower_bound.hpp).
   double lower_bound = 0;
+  /// The same with each node's card (bound::two_level, docs/bounds.md "Two levels"); unset when
+  /// every node holds one rank, where it is the one-level bound.
+  std::optional<double> two_level_bound;
   /// e-bar of the best regular algorithm of the same run over this row's (unset without one).
   std::optional<double> speedup;
 };
@@ -79,8 +82,10 @@ struct PapResult {
   LinkModel link;
   LinkModel bound_link;  ///< the lower bound's (bound_link(): beta at most the link's capacity)
   int procs = 0;
-  std::string layout;        ///< NodeLayout::describe() of the communicator as dispatch sees it
-  std::string best_regular;  ///< the reference of `speedup` ("" when the run has no regular algorithm)
+  std::string layout;             ///< NodeLayout::describe() of the communicator as dispatch sees it
+  std::vector<int> node_of_rank;  ///< the layout's node of each rank; empty with one rank per node
+  LinkModel card_link;            ///< a node's card for the two-level bound (the platform's inter-node link)
+  std::string best_regular;       ///< the reference of `speedup` ("" when the run has no regular algorithm)
 };
 
 /// Runs the benchmark; the result is filled on the printing process (procs == 0 elsewhere).

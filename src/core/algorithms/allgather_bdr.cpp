@@ -53,7 +53,7 @@ namespace {
 
 // Without estimates (the last record came only with the last arrival) all arrivals are equal
 // and BDR is the ring, instead of replaying pre-steps after the fact.
-plans::bdr::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
+plans::bdr::Schedule bdr_schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
   const internal::StepPlanInput in = internal::step_plan_input(snapshot, procs, block);
   return plans::bdr::make_schedule(in.arrivals, in.tau);
 }
@@ -64,7 +64,7 @@ namespace internal {
 
 void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context) {
   const auto block = static_cast<std::size_t>(slot.agreed().block_bytes);
-  const plans::bdr::Schedule schedule = schedule_for(&snapshot, comm.size(), block);
+  const plans::bdr::Schedule schedule = bdr_schedule_for(&snapshot, comm.size(), block);
   const std::vector<plans::bdr::RankStep>& program = schedule.program(comm.rank());
   const std::size_t first_send = schedule.first_send(comm.rank());
   slot.expect_segments(comm.size());
@@ -91,7 +91,7 @@ void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
   const auto out = ctx.blocks(recvbuf, block);
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bdr", block, 0);
-  const plans::bdr::Schedule schedule = schedule_for(ctx.arrival(), procs, block);
+  const plans::bdr::Schedule schedule = bdr_schedule_for(ctx.arrival(), procs, block);
   const int tag = internal::arrival_tag(ctx, call, internal::tag_bdr, internal::tag_bdr_unplanned);
 
   // Line 54: wait for the background part, take what it received.

@@ -60,7 +60,7 @@ namespace ragged {
 
 namespace {
 
-plans::bgd::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
+plans::bgd::Schedule bgd_schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
   const internal::StepPlanInput in = internal::step_plan_input(snapshot, procs, block);
   return plans::bgd::make_schedule(in.arrivals, in.tau);
 }
@@ -105,7 +105,7 @@ void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
   const int procs = comm.size();
   const int me = comm.rank();
   const auto block = static_cast<std::size_t>(slot.agreed().block_bytes);
-  const plans::bgd::Schedule schedule = schedule_for(&snapshot, procs, block);
+  const plans::bgd::Schedule schedule = bgd_schedule_for(&snapshot, procs, block);
   const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
   const std::size_t stop = schedule.first_own_send(me);
   const int tag = planned_tag(&snapshot);
@@ -134,7 +134,7 @@ void allgather_bgd(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   const auto p = static_cast<std::size_t>(procs);
 
   const ArrivalSnapshot* snapshot = ctx.arrival();
-  const plans::bgd::Schedule schedule = schedule_for(snapshot, procs, block);
+  const plans::bgd::Schedule schedule = bgd_schedule_for(snapshot, procs, block);
   if (schedule.ring && (snapshot == nullptr || snapshot->regular_fallback())) {
     // Balanced arrivals (or no estimates): nothing to disseminate early. Dispatch runs the
     // regular algorithm the list names for this case (NEX; the ring for odd P, as Open MPI

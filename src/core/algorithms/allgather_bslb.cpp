@@ -27,7 +27,7 @@
 //
 // When the agents do not all run it (no snapshot, no agents, or the ranks agreed on another
 // plan): the paper's form, gather_bsls then the bcast dispatch selects for the vector
-// (internal::dispatch_bcast, tags 32..63; RAGGED_BCAST, a rules file, else `auto`).
+// (internal::dispatch_bcast, the second half of its tags; RAGGED_BCAST, a rules file, else `auto`).
 // On a balanced pattern (the snapshot's omega below tau, Proficz 2021, §2) there is nothing to
 // absorb and BSLB runs NEX instead (the ring for odd P; the agents run no background).
 // A rank whose agent had not begun when its foreground claimed runs the same program itself
@@ -253,9 +253,9 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   if (snapshot == nullptr || snapshot->size() != procs || slot == nullptr || !slot->planned(call)) {
     // The paper's form. Dispatch copied the root's own block into recvbuf for the gather; the
     // others send theirs from sendbuf.
-    Context gather_ctx = ctx.sub(0, 32);
+    Context gather_ctx = ctx.half(0);
     (void)internal::run_listed<Collective::gather>(gather_ctx, "bsls", sendbuf, recvbuf, count, type, root);
-    (void)internal::dispatch_bcast(ctx.sub(32, 32), recvbuf, p * count, type, root);
+    (void)internal::dispatch_bcast(ctx.half(1), recvbuf, p * count, type, root);
     return;
   }
 

@@ -54,8 +54,7 @@ void allgather_hierarchical(Context& ctx, const void* sendbuf, void* recvbuf, st
   Hints leader_hints;
   // Phases 1 and 3 exchange inside the node: disjoint halves. Phase 2 runs between leaders of
   // different nodes: the whole block (an allgather part may split it, as lnbc does).
-  const Context gather_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(0, 32), node_hints);
+  const Context gather_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(0), node_hints);
   internal::part_gather(gather_part, sendbuf, leader ? node_run : nullptr, count, type, 0);
   if (internal::SubComm* leaders = internal::representatives_comm(ctx, h)) {
     const Context allgather_part = internal::part_context(ctx, *leaders, ctx.tags(), leader_hints);
@@ -69,8 +68,7 @@ void allgather_hierarchical(Context& ctx, const void* sendbuf, void* recvbuf, st
       }
     }
   }
-  const Context bcast_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(32, 32), node_hints);
+  const Context bcast_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(1), node_hints);
   internal::dispatch_bcast(bcast_part, recvbuf, count * static_cast<std::size_t>(split.procs()), type, 0);
 }
 

@@ -38,7 +38,7 @@
 //   - OwnBlockSend (ranks but 0): starts this rank's gather send, and waits for it, when the
 //     bcast chooses: the owner-first chain when rank 0 needs that block, its own sends held back
 //     meanwhile, instead of sharing the link with it; any other bcast at once.
-// Tags: the gather on tag 0, the broadcast on tags 32..63 of the call's block.
+// Tags: the gather on tag 0, the broadcast on the second half of the call's block.
 //
 // Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
 //   2021 (LNBC, its baseline); the streamed broadcast is ragged's own design, docs/algorithms/allgather-lnbc.md.
@@ -217,7 +217,7 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
                                                                                       start();
                                                                                       mine.wait(ctx.timeout());
                                                                                     }}));
-    (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, elements, type, root);
+    (void)internal::dispatch_bcast(ctx.half(1).with_hints(hints), out, elements, type, root);
     start();  // every bcast has started it by now; a safety net
     mine.wait(ctx.timeout());
     return;
@@ -227,7 +227,7 @@ void allgather_lnbc(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::s
       [&gather](std::size_t begin, std::size_t end) { gather.wait(begin, end); },
       [&gather](std::size_t begin, std::size_t end) { gather.unsent(begin, end); },
       [&gather](const std::vector<std::pair<std::size_t, std::size_t>>& ranges) { gather.plan(ranges); }}));
-  (void)internal::dispatch_bcast(ctx.sub(32, 32).with_hints(hints), out, elements, type, root);
+  (void)internal::dispatch_bcast(ctx.half(1).with_hints(hints), out, elements, type, root);
   gather.finish();
 }
 

@@ -40,15 +40,13 @@ void allreduce_hierarchical(Context& ctx, const void* /*sendbuf: equals recvbuf*
   // Phases 1 and 3 exchange between the same ranks: disjoint halves of the block. Phase 2 runs
   // between leaders of different nodes, pairs that never exchange in phases 1 and 3: the whole
   // block (an allreduce part may split it further, as reduce_bcast does).
-  const Context reduce_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(0, 32), node_hints);
+  const Context reduce_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(0), node_hints);
   internal::part_reduce(reduce_part, recvbuf, leader ? recvbuf : nullptr, count, type, op, 0);
   if (internal::SubComm* leaders = internal::representatives_comm(ctx, h)) {
     const Context allreduce_part = internal::part_context(ctx, *leaders, ctx.tags(), leader_hints);
     internal::part_allreduce(allreduce_part, recvbuf, count, type, op);
   }
-  const Context bcast_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(32, 32), node_hints);
+  const Context bcast_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(1), node_hints);
   internal::dispatch_bcast(bcast_part, recvbuf, count, type, 0);
 }
 

@@ -100,13 +100,13 @@ void allreduce_hierarchical_arrival(Context& ctx, const void* sendbuf, void* rec
     const int second = plans::hierarchy::latest_of(early, arrivals);
     if (me != rep && early.size() >= 2) {
       internal::SubComm& on = internal::sub_comm(ctx.comm(), early, *h.layout);
-      const Context part = internal::part_context(ctx, on, ctx.tags().sub(0, 16), node_hints);
+      const Context part = internal::part_context(ctx, on, ctx.tags().half(0).half(0), node_hints);
       internal::part_reduce(part, recvbuf, me == second ? recvbuf : nullptr, count, type, op, index_of(early, second));
     }
     if (me == rep || me == second) {
       const std::vector<int> pair{std::min(rep, second), std::max(rep, second)};
       internal::SubComm& on = internal::sub_comm(ctx.comm(), pair, *h.layout);
-      const Context part = internal::part_context(ctx, on, ctx.tags().sub(16, 16), node_hints);
+      const Context part = internal::part_context(ctx, on, ctx.tags().half(0).half(1), node_hints);
       internal::part_reduce(part, recvbuf, me == rep ? recvbuf : nullptr, count, type, op, index_of(pair, rep));
     }
   }
@@ -127,8 +127,7 @@ void allreduce_hierarchical_arrival(Context& ctx, const void* sendbuf, void* rec
   }
 
   // Phase 3: the representative broadcasts the result in its node.
-  const Context bcast_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(32, 32), node_hints);
+  const Context bcast_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(1), node_hints);
   internal::dispatch_bcast(bcast_part, recvbuf, count, type, index_of(node, rep));
 }
 

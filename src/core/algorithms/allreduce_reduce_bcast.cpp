@@ -35,7 +35,7 @@
 //   communication for a power of two P, in exchange for the rank order.
 // Memory: reduce_binomial's (n at rank 0, 2n at inner ranks, none at leaves).
 //
-// Tags: the reduce runs on tags 0..31 of the call's block, the broadcast on 32..63.
+// Tags: the reduce runs on the first half of the call's block, the broadcast on the second.
 // Dispatch copied sendbuf into recvbuf (sendbuf == recvbuf here); reduce_binomial
 // is correct with them aliased, and only rank 0 writes recvbuf before the broadcast.
 #include "algorithms/list.hpp"
@@ -46,9 +46,9 @@ namespace ragged {
 void allreduce_reduce_bcast(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                             const ReduceOp& op) {
   constexpr int root = 0;
-  Context reduce_ctx = ctx.sub(0, 32);
+  Context reduce_ctx = ctx.half(0);
   (void)internal::run_listed<Collective::reduce>(reduce_ctx, "binomial", sendbuf, recvbuf, count, type, op, root);
-  Context bcast_ctx = ctx.sub(32, 32);
+  Context bcast_ctx = ctx.half(1);
   (void)internal::run_listed<Collective::bcast>(bcast_ctx, "binomial", recvbuf, count, type, root);
 }
 

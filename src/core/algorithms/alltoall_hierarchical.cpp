@@ -57,8 +57,7 @@ void alltoall_hierarchical(Context& ctx, const void* sendbuf, void* recvbuf, std
 
   Hints node_hints;
   Hints leader_hints;
-  const Context gather_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(0, 32), node_hints);
+  const Context gather_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(0), node_hints);
   internal::part_gather(gather_part, sendbuf, gathered, count * p, type, 0);
   std::byte* rows = nullptr;  // the scatter's rows at the leader
   if (internal::SubComm* leaders = internal::representatives_comm(ctx, h)) {
@@ -97,8 +96,7 @@ void alltoall_hierarchical(Context& ctx, const void* sendbuf, void* recvbuf, std
       at += n * nb;
     }
   }
-  const Context scatter_part =
-      internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(32, 32), node_hints);
+  const Context scatter_part = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(1), node_hints);
   internal::part_scatter(scatter_part, rows, recvbuf, count * p, type, 0);
 }
 

@@ -33,11 +33,11 @@ void bcast_hierarchical(Context& ctx, void* buffer, std::size_t count, DataType 
   // The two phases exchange between different pairs (across nodes, inside them): still disjoint
   // halves, so any bcast fits either.
   if (internal::SubComm* leaders = internal::representatives_comm(ctx, h, root)) {
-    const Context across = internal::part_context(ctx, *leaders, ctx.tags().sub(0, 32), leader_hints);
+    const Context across = internal::part_context(ctx, *leaders, ctx.tags().half(0), leader_hints);
     internal::dispatch_bcast(across, buffer, count, type, root_node);
   }
   const int local_root = h.split.local_of[static_cast<std::size_t>(reps[static_cast<std::size_t>(h.node)])];
-  const Context inside = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(32, 32), node_hints);
+  const Context inside = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(1), node_hints);
   internal::dispatch_bcast(inside, buffer, count, type, local_root);
 }
 

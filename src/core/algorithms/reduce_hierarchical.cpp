@@ -41,10 +41,10 @@ void reduce_hierarchical(Context& ctx, const void* sendbuf, void* recvbuf, std::
   }
   Hints node_hints;
   Hints leader_hints;
-  const Context inside = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().sub(0, 32), node_hints);
+  const Context inside = internal::part_context(ctx, internal::node_comm(ctx, h), ctx.tags().half(0), node_hints);
   internal::part_reduce(inside, sendbuf, partial, count, type, op, h.split.local_of[static_cast<std::size_t>(rep)]);
   if (internal::SubComm* leaders = internal::representatives_comm(ctx, h, root)) {
-    const Context across = internal::part_context(ctx, *leaders, ctx.tags().sub(32, 32), leader_hints);
+    const Context across = internal::part_context(ctx, *leaders, ctx.tags().half(1), leader_hints);
     internal::part_reduce(across, partial, is_root ? recvbuf : nullptr, count, type, op,
                           h.split.node_of[static_cast<std::size_t>(root)]);
   }
