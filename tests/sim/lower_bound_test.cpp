@@ -44,6 +44,88 @@ std::vector<double> share(Comm& comm, double value) {
   return all;
 }
 
+/// Rank r's element j: unique across the ranks and elements of these tests (P * count < 65536).
+std::int32_t value(int rank, std::size_t j) { return rank * 65536 + static_cast<std::int32_t>(j); }
+
+/// One collective call, shaped by the test: gatherv and scatterv use counts/displs, the others
+/// `count` elements per block.
+struct Call {
+  std::string collective;
+  std::string algorithm;
+  int root = 0;
+  std::vector<int> counts;
+  std::vector<int> displs;
+};
+
+/// Runs `call` after this rank's delay on rank-unique data and checks every received element
+/// exactly; returns this rank's arrival time and the seconds from its arrival to its exit.
+std::pair<double, double> run_checked(Comm& comm, const Call& call) {
+  const int me = comm.rank();
+  const auto p = static_cast<std::size_t>(comm.size());
+  const auto mine = static_cast<std::size_t>(me);
+  std::size_t total = 0;
+  for (int c : call.counts) total += static_cast<std::size_t>(c);
+  const std::size_t length = std::max(p * count, total);
+  std::vector<std::int32_t> send(length);
+  for (std::size_t j = 0; j < length; ++j) send[j] = value(me, j);
+  std::vector<std::int32_t> recv(length, -1);
+  CollectiveOptions options;
+  options.algorithm = call.algorithm;
+  const std::string& c = call.collective;
+  barrier(comm);
+  comm.runtime().sleep_for(delay_of(me, comm.size()));
+  const double arrival = comm.runtime().now();
+  if (c == "allgather") {
+    allgather(comm, send.data(), recv.data(), count, DataType::int32, options);
+  } else if (c == "allreduce") {
+    allreduce(comm, send.data(), recv.data(), count, DataType::int32, ReduceOp::sum(), options);
+  } else if (c == "alltoall") {
+    alltoall(comm, send.data(), recv.data(), count, DataType::int32, options);
+  } else if (c == "bcast") {
+    bcast(comm, send.data(), count, DataType::int32, call.root, options);
+  } else if (c == "gatherv") {
+    gatherv(comm, send.data(), call.counts[mine], recv.data(), call.counts, call.displs, DataType::int32, call.root,
+            options);
+  } else {
+    scatterv(comm, send.data(), call.counts, call.displs, recv.data(), call.counts[mine], DataType::int32, call.root,
+             options);
+  }
+  const double elapsed = comm.runtime().now() - arrival;
+  const auto expect = [&](bool ok, std::size_t at) {
+    if (!ok) {
+      throw test::CheckFailed(c + " " + call.algorithm + " rank " + std::to_string(me) + ": wrong element " +
+                              std::to_string(at));
+    }
+  };
+  for (std::size_t j = 0; j < count && c != "gatherv" && c != "scatterv"; ++j) {
+    for (std::size_t r = 0; r < p; ++r) {
+      if (c == "allgather") expect(recv[r * count + j] == value(static_cast<int>(r), j), r * count + j);
+      if (c == "alltoall") expect(recv[r * count + j] == value(static_cast<int>(r), mine * count + j), r * count + j);
+    }
+    if (c == "allreduce") {
+      std::int32_t sum = 0;
+      for (std::size_t r = 0; r < p; ++r) sum += value(static_cast<int>(r), j);
+      expect(recv[j] == sum, j);
+    }
+    if (c == "bcast") expect(send[j] == value(call.root, j), j);
+  }
+  if (c == "gatherv" && me == call.root) {
+    for (std::size_t r = 0; r < p; ++r) {
+      const auto at = static_cast<std::size_t>(call.displs[r]);
+      for (std::size_t j = 0; j < static_cast<std::size_t>(call.counts[r]); ++j) {
+        expect(recv[at + j] == value(static_cast<int>(r), j), at + j);
+      }
+    }
+  }
+  if (c == "scatterv") {
+    const auto at = static_cast<std::size_t>(call.displs[mine]);
+    for (std::size_t j = 0; j < static_cast<std::size_t>(call.counts[mine]); ++j) {
+      expect(recv[j] == value(call.root, at + j), j);
+    }
+  }
+  return {arrival, elapsed};
+}
+
 using Param = std::tuple<std::string, std::string, int>;  // collective, algorithm, P
 
 class LowerBoundHolds : public testing::TestWithParam<Param> {};
@@ -66,34 +148,13 @@ TEST_P(LowerBoundHolds, NoRankFinishesBeforeItsBound) {
   sim::Config config;
   config.platform = "cluster-1gbe-48";
   config.procs = procs;
+  const Call call{collective, name, root, counts, displs};
   int checked = 0;
   sim::run(config, [&](Comm& comm) {
     const int me = comm.rank();
     const LinkModel measured = measure_link(comm, tag_link);
     const bound::Link link{measured.alpha, measured.beta};
-    CollectiveOptions options;
-    options.algorithm = name;
-    std::vector<std::int32_t> send(p * count, me);
-    std::vector<std::int32_t> recv(p * count + static_cast<std::size_t>(total));
-    barrier(comm);
-    comm.runtime().sleep_for(delay_of(me, procs));
-    const double arrival = comm.runtime().now();
-    if (collective == "allgather") {
-      allgather(comm, send.data(), recv.data(), count, DataType::int32, options);
-    } else if (collective == "allreduce") {
-      allreduce(comm, send.data(), recv.data(), count, DataType::int32, ReduceOp::sum(), options);
-    } else if (collective == "alltoall") {
-      alltoall(comm, send.data(), recv.data(), count, DataType::int32, options);
-    } else if (collective == "bcast") {
-      bcast(comm, send.data(), count, DataType::int32, root, options);
-    } else if (collective == "gatherv") {
-      gatherv(comm, send.data(), counts[static_cast<std::size_t>(me)], recv.data(), counts, displs, DataType::int32,
-              root, options);
-    } else {
-      scatterv(comm, send.data(), counts, displs, recv.data(), counts[static_cast<std::size_t>(me)], DataType::int32,
-               root, options);
-    }
-    const double elapsed = comm.runtime().now() - arrival;
+    const auto [arrival, elapsed] = run_checked(comm, call);
     const std::vector<double> arrivals = share(comm, arrival);
     const double block = count * double{sizeof(std::int32_t)};
     std::vector<double> blocks(p);
@@ -147,7 +208,6 @@ TEST_P(TwoLevelBoundHolds, NoRankFinishesBeforeItsNodesCard) {
   const std::string collective = std::get<0>(GetParam());
   const std::string name = std::get<1>(GetParam());
   const int procs = std::get<2>(GetParam());
-  const auto p = static_cast<std::size_t>(procs);
   const int root = procs - 1;
   sim::Config config;
   config.platform = "galileo-opa-16x4";
@@ -164,23 +224,7 @@ TEST_P(TwoLevelBoundHolds, NoRankFinishesBeforeItsNodesCard) {
     // and a bound must stay below every route the simulator takes. The bytes still count.
     const bound::Link link{0.0, std::min(measured.beta, network->intra.beta)};
     const bound::Link card{0.0, network->inter.beta};
-    CollectiveOptions options;
-    options.algorithm = name;
-    std::vector<std::int32_t> send(p * count, me);
-    std::vector<std::int32_t> recv(p * count);
-    barrier(comm);
-    comm.runtime().sleep_for(delay_of(me, procs));
-    const double arrival = comm.runtime().now();
-    if (collective == "allgather") {
-      allgather(comm, send.data(), recv.data(), count, DataType::int32, options);
-    } else if (collective == "allreduce") {
-      allreduce(comm, send.data(), recv.data(), count, DataType::int32, ReduceOp::sum(), options);
-    } else if (collective == "alltoall") {
-      alltoall(comm, send.data(), recv.data(), count, DataType::int32, options);
-    } else {
-      bcast(comm, send.data(), count, DataType::int32, root, options);
-    }
-    const double elapsed = comm.runtime().now() - arrival;
+    const auto [arrival, elapsed] = run_checked(comm, Call{collective, name, root, {}, {}});
     const std::vector<double> arrivals = share(comm, arrival);
     const double block = count * double{sizeof(std::int32_t)};
     const std::span<const int> node(layout->node);
