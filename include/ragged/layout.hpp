@@ -6,6 +6,7 @@
 // ranks) and one rank per node are ordinary layouts.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +74,18 @@ struct NetworkModel {
   LinkModel intra;
   LinkModel inter;
   double gap = 0;  ///< seconds between two messages a rank starts or completes
+  /// While both directions of a pair carry a message of at least `eager_limit` bytes (an
+  /// exchange, as recursive halving and doubling make), each moves at this fraction of its rate
+  /// (1: no such cost). Measured by ragged-bench calibrate (docs/calibration.md, "Exchanges of a
+  /// rendezvous size"): one TCP connection per pair carries both directions.
+  double exchange_factor = 1;
+  std::size_t eager_limit = 0;  ///< bytes from which exchange_factor applies (0: every size)
+
+  /// Parses RAGGED_NETWORK's form, comma-separated fields, each optional:
+  /// `intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT]` (seconds,
+  /// seconds per byte, 0 < FACTOR <= 1, bytes), e.g. "intra=150e-6:9.3e-10,exchange=0.71:65536".
+  /// Throws InvalidArgument(argument) naming the field at fault.
+  static NetworkModel parse(std::string_view text, const char* argument = "RAGGED_NETWORK");
 };
 
 }  // namespace ragged

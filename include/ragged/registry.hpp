@@ -46,6 +46,10 @@ struct Restrictions {
   /// Not a restriction but a property (bcast): at the root it reads its buffer front to back
   /// while it sends, so a composing algorithm may still be filling it (internal::SourceProgress).
   bool streams_source = false;
+  /// Not a restriction but a property (allreduce): reads the caller's sendbuf itself, so dispatch
+  /// passes it unaliased instead of copying it into recvbuf first ("native": MPI_IN_PLACE is slower
+  /// in some MPI libraries and crashes Open MPI 4.1's han).
+  bool reads_sendbuf = false;
   std::string backend;  ///< empty: any backend; otherwise only this one ("mpi")
   /// What runs instead when commutative_only, needs_two_clusters, needs_clusters, even_procs,
   /// power_of_two or needs_hierarchy fails (same collective).
@@ -68,7 +72,8 @@ struct Background;
 
 // The algorithms' own signatures: the collective's MPI-shaped arguments after a per-call Context.
 // Dispatch has validated them, resolved in_place (sendbuf is never in_place), copied the caller's
-// own block where the collective has one, and handled P = 1 and count 0.
+// own block where the collective has one (allreduce: the whole vector into recvbuf, unless the
+// algorithm reads_sendbuf), and handled P = 1 and count 0.
 namespace impl {
 using Allgather = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
 using Allreduce = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,

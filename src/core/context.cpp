@@ -1,6 +1,9 @@
 #include "ragged/context.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
 #include <string>
 
 #include "dispatch/state.hpp"
@@ -125,9 +128,39 @@ std::shared_ptr<const NodeLayout> layout_of(Comm& comm, const Hints& hints) {
   return cache.layout;
 }
 
+namespace {
+
+/// RAGGED_NETWORK (NetworkModel::parse), parsed once per setting.
+struct NetworkSetting {
+  std::string text;
+  NetworkModel model;
+};
+
+const NetworkModel* network_setting() {
+  static thread_local NetworkSetting cache;
+  const std::string* text = environment().find("RAGGED_NETWORK");
+  if (text == nullptr || text->empty()) return nullptr;
+  if (cache.text != *text) cache = NetworkSetting{*text, NetworkModel::parse(*text)};
+  return &cache.model;
+}
+
+}  // namespace
+
 std::shared_ptr<const NetworkModel> network_of(const Comm& comm, const Hints& hints) {
   if (auto hint = hints.shared<NetworkModel>()) return hint;
-  return comm.network();
+  std::shared_ptr<const NetworkModel> own = comm.network();
+  const NetworkModel* given = network_setting();
+  if (given == nullptr) return own;
+  // What RAGGED_NETWORK gives replaces the backend's; what it leaves out stays.
+  auto with = own ? std::make_shared<NetworkModel>(*own) : std::make_shared<NetworkModel>();
+  if (given->intra.known()) with->intra = given->intra;
+  if (given->inter.known()) with->inter = given->inter;
+  if (given->gap > 0) with->gap = given->gap;
+  if (given->exchange_factor < 1) {
+    with->exchange_factor = given->exchange_factor;
+    with->eager_limit = given->eager_limit;
+  }
+  return with;
 }
 
 std::shared_ptr<const NodeLayout> Context::layout() const { return layout_of(*comm_, *hints_); }

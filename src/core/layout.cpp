@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -68,6 +69,62 @@ NodeLayout NodeLayout::from_labels(std::span<const std::string> label_of_rank) {
     layout.node.push_back(it->second);
   }
   return layout;
+}
+
+NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
+  std::string quoted(1, '\'');
+  quoted.append(text);
+  quoted += '\'';
+  const auto fail = [&](std::string_view field, const std::string& why) {
+    std::string message = quoted;
+    message += ": field '";
+    message.append(field);
+    message += "' ";
+    message += why;
+    message += " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT])";
+    throw InvalidArgument(argument, message);
+  };
+  const auto number = [&](std::string_view field, std::string_view value) {
+    double v = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (value.empty() || error != std::errc() || end != value.data() + value.size() || !(v >= 0) || !std::isfinite(v)) {
+      fail(field, "needs non-negative numbers");
+    }
+    return v;
+  };
+  NetworkModel net;
+  std::size_t at = 0;
+  while (at <= text.size() && !text.empty()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string_view item = text.substr(at, end - at);
+    at = end + 1;
+    const std::size_t equals = item.find('=');
+    if (equals == std::string_view::npos) fail(item, "has no '='");
+    const std::string_view key = item.substr(0, equals);
+    const std::string_view value = item.substr(equals + 1);
+    const std::size_t colon = value.find(':');
+    const std::string_view first = value.substr(0, colon);
+    const std::string_view second = colon == std::string_view::npos ? std::string_view() : value.substr(colon + 1);
+    if (key == "intra" || key == "inter") {
+      if (colon == std::string_view::npos) fail(key, "needs ALPHA:BETA");
+      LinkModel& link = key == "intra" ? net.intra : net.inter;
+      link.alpha = number(key, first);
+      link.beta = number(key, second);
+    } else if (key == "gap") {
+      net.gap = number(key, value);
+    } else if (key == "exchange") {
+      net.exchange_factor = number(key, first);
+      if (!(net.exchange_factor > 0 && net.exchange_factor <= 1)) fail(key, "needs a factor in (0, 1]");
+      if (colon != std::string_view::npos) {
+        const double limit = number(key, second);
+        if (limit != std::floor(limit) || limit > 1e15) fail(key, "needs a whole number of bytes after ':'");
+        net.eager_limit = static_cast<std::size_t>(limit);
+      }
+    } else {
+      fail(key, "is not one of intra, inter, gap, exchange");
+    }
+  }
+  return net;
 }
 
 NodeLayout NodeLayout::parse(std::string_view text, int procs, const char* argument) {

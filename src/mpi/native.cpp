@@ -152,7 +152,10 @@ void register_native_algorithms() {
   mpi_only.backend = "mpi";
   Registry& registry = Registry::instance();
   registry.add(make_algorithm<C::allgather>("native", "The MPI library's MPI_Allgather.", mpi_only, &native_allgather));
-  registry.add(make_algorithm<C::allreduce>("native", "The MPI library's MPI_Allreduce.", mpi_only, &native_allreduce));
+  Restrictions reads_sendbuf = mpi_only;
+  reads_sendbuf.reads_sendbuf = true;
+  registry.add(
+      make_algorithm<C::allreduce>("native", "The MPI library's MPI_Allreduce.", reads_sendbuf, &native_allreduce));
   registry.add(make_algorithm<C::bcast>("native", "The MPI library's MPI_Bcast.", mpi_only, &native_bcast));
   registry.add(make_algorithm<C::reduce>("native", "The MPI library's MPI_Reduce.", mpi_only, &native_reduce));
   registry.add(make_algorithm<C::gather>("native", "The MPI library's MPI_Gather.", mpi_only, &native_gather));

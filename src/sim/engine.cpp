@@ -287,11 +287,16 @@ std::shared_ptr<const NodeLayout> platform_layout(const EngineState& st, const s
 
 /// What the platform says of the links of ranks on `rank_hosts` laid out as `layout`: between
 /// the first two ranks of the first node that holds two, between the leaders of nodes 0 and 1,
-/// and the message gap. Null when none of them is known.
+/// the message gap and the protocol's exchange factor. Null when none of them is known.
 std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
-                                                     const std::vector<sg4::Host*>& rank_hosts, double gap) {
+                                                     const std::vector<sg4::Host*>& rank_hosts, double gap,
+                                                     const detail::Protocol& protocol) {
   auto net = std::make_shared<NetworkModel>();
   net->gap = gap;
+  if (protocol.exchange_factor < 1 && protocol.eager_limit > 0) {
+    net->exchange_factor = protocol.exchange_factor;
+    net->eager_limit = protocol.eager_limit;
+  }
   for (int n = 0; n < layout.nodes(); ++n) {
     const std::vector<int> members = layout.members(n);
     if (members.size() >= 2) {
@@ -305,7 +310,7 @@ std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
     net->inter =
         route_link(rank_hosts[static_cast<std::size_t>(leaders[0])], rank_hosts[static_cast<std::size_t>(leaders[1])]);
   }
-  if (!net->intra.known() && !net->inter.known() && gap <= 0) return nullptr;
+  if (!net->intra.known() && !net->inter.known() && gap <= 0 && net->exchange_factor == 1) return nullptr;
   return net;
 }
 
@@ -379,7 +384,7 @@ void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
   for (int r = 0; r < config.procs; ++r) rank_hosts.push_back(st.hosts[static_cast<std::size_t>(r) % st.hosts.size()]);
   std::shared_ptr<const NodeLayout> layout = platform_layout(st, rank_hosts);
   std::shared_ptr<const NetworkModel> network =
-      platform_network(*layout, rank_hosts, config.message_gap.value_or(st.message_gap));
+      platform_network(*layout, rank_hosts, config.message_gap.value_or(st.message_gap), st.protocol);
   detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock(),
                       config.message_gap.value_or(st.message_gap), st.protocol);
   world.set_topology(std::move(layout), std::move(network));

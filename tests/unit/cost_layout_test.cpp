@@ -103,6 +103,7 @@ TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {
             x.beta = l.beta;
             x.gamma = l.gamma;
             x.omega = omega;
+            x.omega_last = omega;  // one late rank, the others together
             const double was = old->model(x);
             EXPECT_EQ(a->cost(x), was) << name_of(a->collective) << " " << a->name << " P=" << p << " m=" << m;
             x.nodes = p;  // a layout of one rank per node, as dispatch fills it

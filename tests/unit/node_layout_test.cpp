@@ -106,5 +106,48 @@ TEST(NodeLayout, CheckNamesTheArgument) {
   EXPECT_NO_THROW(sites.check(4));
 }
 
+// RAGGED_NETWORK's form (NetworkModel::parse): every field, any subset, and errors naming the field.
+TEST(NetworkModelParse, EveryFieldAndAnySubset) {
+  const NetworkModel all =
+      NetworkModel::parse("intra=150e-6:9.26e-10,inter=1.625e-4:8.2e-8,gap=6.9e-6,exchange=0.71:65536");
+  EXPECT_DOUBLE_EQ(all.intra.alpha, 150e-6);
+  EXPECT_DOUBLE_EQ(all.intra.beta, 9.26e-10);
+  EXPECT_DOUBLE_EQ(all.inter.alpha, 1.625e-4);
+  EXPECT_DOUBLE_EQ(all.inter.beta, 8.2e-8);
+  EXPECT_DOUBLE_EQ(all.gap, 6.9e-6);
+  EXPECT_DOUBLE_EQ(all.exchange_factor, 0.71);
+  EXPECT_EQ(all.eager_limit, 65536U);
+  const NetworkModel some = NetworkModel::parse("exchange=0.5");
+  EXPECT_FALSE(some.intra.known());
+  EXPECT_FALSE(some.inter.known());
+  EXPECT_EQ(some.gap, 0.0);
+  EXPECT_DOUBLE_EQ(some.exchange_factor, 0.5);
+  EXPECT_EQ(some.eager_limit, 0U);
+  const NetworkModel none = NetworkModel::parse("");
+  EXPECT_EQ(none.exchange_factor, 1.0);
+  EXPECT_FALSE(none.intra.known());
+}
+
+TEST(NetworkModelParse, ErrorsNameTheFieldAndTheVariable) {
+  const auto message = [](const char* text) -> std::string {
+    try {
+      (void)NetworkModel::parse(text);
+    } catch (const InvalidArgument& e) {
+      EXPECT_EQ(e.argument(), "RAGGED_NETWORK");
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_NE(message("intra=1e-6").find("'intra'"), std::string::npos);
+  EXPECT_NE(message("intra=x:1").find("'intra'"), std::string::npos);
+  EXPECT_NE(message("inter=1e-6:-2").find("'inter'"), std::string::npos);
+  EXPECT_NE(message("exchange=0").find("'exchange'"), std::string::npos);
+  EXPECT_NE(message("exchange=1.5").find("'exchange'"), std::string::npos);
+  EXPECT_NE(message("exchange=0.7:1.5").find("'exchange'"), std::string::npos);
+  EXPECT_NE(message("speed=3").find("'speed'"), std::string::npos);
+  EXPECT_NE(message("gap").find("'gap'"), std::string::npos);
+  EXPECT_NE(message("gap=1e-6,").find("''"), std::string::npos);
+}
+
 }  // namespace test_node_layout_test
 }  // namespace ragged

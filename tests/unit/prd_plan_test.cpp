@@ -107,6 +107,7 @@ TEST(PrdPlan, CostModelIsTheHeadersFormula) {
   const double waves = 17 * (alpha + x.bytes / 16 * beta);
   EXPECT_DOUBLE_EQ(cost::allreduce_prd(x), rs + waves);
   x.omega = 0.05;  // the reduce-scatter is over before the late rank arrives
+  x.omega_last = x.omega;
   EXPECT_DOUBLE_EQ(cost::allreduce_prd(x), waves);
   // One late process far behind: prd needs less after the arrival than prr and the ring.
   EXPECT_LT(cost::allreduce_prd(x), cost::allreduce_prr(x));

@@ -439,7 +439,7 @@ TEST(Hints, OneValuePerType) {
 
 // allreduce hierarchical_arrival: `auto` weighs it only on an imbalanced snapshot, a node-aware
 // layout and a commutative operator, and then takes it exactly when its model is the least of the
-// arrival-aware ones; a flat layout never gets it (prr's fallback would run). Its model (the time
+// arrival-aware and the regular ones; a flat layout never gets it (prr's fallback would run). Its model (the time
 // after the last arrival) shrinks as the late node's lead grows, and once the early ranks' reduce
 // fits in it, it is below the regular node-aware allreduce's whole time.
 TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
@@ -464,7 +464,6 @@ TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
           EXPECT_NE(chosen.name, "hierarchical_arrival") << per_node << " " << late_by << " " << commutative;
           continue;
         }
-        EXPECT_TRUE(chosen.restrictions.needs_arrival) << chosen.name;
         CostInput x;
         x.procs = procs;
         x.bytes = static_cast<double>(bytes);
@@ -474,7 +473,12 @@ TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
         x.nodes = layout->nodes();
         x.per_node = layout->max_per_node();
         x.omega = late_by;
+        x.omega_last = late_by;  // one rank late, the others together
+        // The regular ones compete too (their whole time after the last arrival): the chosen
+        // model is the least of both kinds.
         EXPECT_LE(chosen.cost(x), ours.cost(x)) << chosen.name;
+        EXPECT_LE(chosen.cost(x), registry.find(Collective::allreduce, "ring").cost(x)) << chosen.name;
+        EXPECT_LE(chosen.cost(x), registry.find(Collective::allreduce, "hierarchical").cost(x)) << chosen.name;
       }
       // the forced name on a flat layout: prr
       if (per_node == 1) {
@@ -497,6 +501,7 @@ TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
   double before = plans::cost::allreduce_hierarchical_arrival(x);
   for (const double omega : {1e-4, 1e-3, 1e-2, 1e-1}) {
     x.omega = omega;
+    x.omega_last = omega;
     const double now = plans::cost::allreduce_hierarchical_arrival(x);
     EXPECT_LE(now, before) << omega;
     before = now;

@@ -67,6 +67,7 @@ TEST(SltOrder, CostModelIsTheMeanOfTheStepModel) {
         x.bytes = static_cast<double>(segments) * 32 * 1024;
         x.alpha = 1.0;  // one step per segment
         x.omega = w + 0.5;
+        x.omega_last = x.omega;  // one late rank, the others together
         const double on_the_way = std::max(0, p - 1 + static_cast<int>(segments) - w);
         const double step_fill = std::max(0, p - 1 - w);
         EXPECT_NEAR(cost::allreduce_slt(x), sum / p + on_the_way - step_fill, 1e-9)

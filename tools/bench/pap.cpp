@@ -282,7 +282,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
         // Where the backend knows no inter-node link (mpi), the card is as fast as the measured link.
         const std::shared_ptr<const NetworkModel> network = network_of(comm, Hints{});
         result.node_of_rank = layout->node;
-        result.card_link = network ? network->inter : for_bound;
+        result.card_link = network && network->inter.known() ? network->inter : for_bound;
       }
     }
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {

@@ -349,10 +349,13 @@ const Algorithm& allreduce(Comm& comm, const void* sendbuf, void* recvbuf, std::
   reject_in_place(recvbuf, "recvbuf", "as sendbuf");
   check_buffer(recvbuf, n, "recvbuf");
   const Algorithm& algorithm = choose(comm, Collective::allreduce, n, op.commutative, options);
-  if (!is_in_place(sendbuf)) copy_bytes(recvbuf, sendbuf, n);
-  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
-  run<Collective::allreduce>(comm, algorithm, options, static_cast<const void*>(recvbuf), recvbuf, count, type,
-                             std::cref(op));
+  const bool trivial = comm.size() == 1 || count == 0;
+  // Algorithms run in place, on the caller's data copied into recvbuf, unless one reads sendbuf.
+  const bool direct = algorithm.restrictions.reads_sendbuf && !is_in_place(sendbuf) && !trivial;
+  if (!is_in_place(sendbuf) && !direct) copy_bytes(recvbuf, sendbuf, n);
+  if (trivial) return done_early(algorithm, options);
+  run<Collective::allreduce>(comm, algorithm, options, direct ? sendbuf : static_cast<const void*>(recvbuf), recvbuf,
+                             count, type, std::cref(op));
   return algorithm;
 }
 

@@ -267,6 +267,8 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
       x.beta_intra = net->intra.beta;
     }
     x.gap = net->gap;
+    x.exchange_factor = net->exchange_factor;
+    x.eager_limit = static_cast<double>(net->eager_limit);
   }
   if (hint != nullptr && hint->known()) {
     x.alpha = hint->alpha;
@@ -340,6 +342,11 @@ const Algorithm& select_auto(const CallInfo& call) {
     const internal::StepPlanInput in = internal::step_plan_input(snapshot, call.procs, segment);
     const auto [lo, hi] = std::minmax_element(in.arrivals.begin(), in.arrivals.end());
     x.omega = *hi - *lo;
+    double second = *lo;  // the second latest arrival
+    for (auto it = in.arrivals.begin(); it != in.arrivals.end(); ++it) {
+      if (it != hi) second = std::max(second, *it);
+    }
+    x.omega_last = *hi - second;
   }
   // Arrivals spread but unpredictable (no usable snapshot): an arrival-reactive algorithm.
   if (!imbalanced && !call.sub_call && call.bytes != 0 && reactive_spread(call, segment)) {
@@ -357,18 +364,25 @@ const Algorithm& select_auto(const CallInfo& call) {
   CostInput tail = held;
   tail.source_fills = true;
   const double fill = (call.procs - 1) * (x.alpha + x.bytes / static_cast<double>(std::max(call.procs, 1)) * x.beta);
+  // Balanced: the regular algorithms. Imbalanced: the arrival-aware ones, whose models give the
+  // time after the last arrival, then the regular ones, which need all of their time after it (a
+  // tie keeps the arrival-aware one): spread arrivals that no arrival-aware schedule uses (many
+  // ranks late by different amounts, where Proficz 2018's assume one) leave a regular one faster.
   const Algorithm* best = nullptr;
   double best_cost = std::numeric_limits<double>::infinity();
-  for (const Algorithm* a : registry.list(call.collective, call.backend)) {
-    if (a->cost == nullptr || !a->restrictions.backend.empty() || a->restrictions.reactive) continue;
-    if (a->restrictions.needs_arrival != imbalanced) continue;
-    if (!failed_restriction(*a, call).empty()) continue;
-    double c = a->cost(x);
-    if (call.source_fills && a->restrictions.streams_source)
-      c = plans::cost::streamed_after_fill(a->cost(held), a->cost(tail), fill);
-    if (c < best_cost) {
-      best = a;
-      best_cost = c;
+  for (const bool arrival_aware : {true, false}) {
+    if (arrival_aware && !imbalanced) continue;
+    for (const Algorithm* a : registry.list(call.collective, call.backend)) {
+      if (a->cost == nullptr || !a->restrictions.backend.empty() || a->restrictions.reactive) continue;
+      if (a->restrictions.needs_arrival != arrival_aware) continue;
+      if (!failed_restriction(*a, call).empty()) continue;
+      double c = a->cost(x);
+      if (call.source_fills && a->restrictions.streams_source)
+        c = plans::cost::streamed_after_fill(a->cost(held), a->cost(tail), fill);
+      if (c < best_cost) {
+        best = a;
+        best_cost = c;
+      }
     }
   }
   if (best == nullptr) {  // nothing with a model fits: the first listed algorithm that can run

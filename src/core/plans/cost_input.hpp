@@ -25,8 +25,16 @@ struct CostInput {
   double alpha_intra = 0;  ///< seconds per message inside a node (0: as alpha)
   double beta_intra = 0;   ///< seconds per byte inside a node (0: as beta)
   double gap = 0;          ///< seconds between two messages one rank starts or completes (LogGP g)
+  /// NetworkModel::exchange_factor and eager_limit: a step whose pairs exchange messages of at
+  /// least eager_limit bytes moves them at this fraction of the rate (1: no such cost).
+  double exchange_factor = 1;
+  double eager_limit = 0;
   /// Arrival-aware models: the worst imbalance of the snapshot (omega, seconds; 0 without one).
   double omega = 0;
+  /// The latest arrival's lead over the second latest (seconds; 0 without a snapshot): Proficz
+  /// 2018's models (slt, prr, prd, hierarchical_arrival) assume one process late, the others
+  /// together, and only this much of omega is time the others spend together waiting for it.
+  double omega_last = 0;
   /// Asks the model of a bcast that streams its source (Restrictions::streams_source) for its
   /// tail: the time from the last byte's arrival at the root to the end, when its root buffer
   /// still fills while it runs (CallInfo::source_fills). Other models ignore it.

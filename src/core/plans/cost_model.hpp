@@ -13,9 +13,12 @@
 // the slower of the two, and at least the gap g (a rank starts its messages g apart). A ring on
 // consecutive ranks crosses nodes only at node boundaries (off = 1); recursive doubling or
 // halving at distance d >= k has all k ranks of a node off-node at once (off = k); a binomial
-// tree's level at distance d >= k has at most one sender per node. Without a layout
-// (per_node <= 1) and without a gap, every model is the formula it was before layouts
-// (flat(), tests/unit/cost_layout_test.cpp).
+// tree's level at distance d >= k has at most one sender per node. Exchanges (recursive halving
+// and doubling, neighbour exchange: both directions of each pair carry a message in the same
+// step) move messages of at least eager_limit bytes at exchange_factor of the rate when the
+// network says so (NetworkModel::exchange_factor; TCP with one connection per pair, docs/
+// calibration.md). Without a layout (per_node <= 1), a gap or an exchange factor, every model is
+// the formula it was before layouts (flat(), tests/unit/cost_layout_test.cpp).
 //
 // The arrival-aware models (bdr, bgd, bslb, bsls, sls) give the time an algorithm still needs
 // after the last process arrived, in Proficz 2021's step model (one segment of m bytes takes
@@ -81,21 +84,27 @@ inline double tau(const CostInput& x) { return x.alpha + x.bytes * x.beta; }
 // ---------------------------------------------------------------- layouts (see the top)
 
 /// One rank per node and no gap: the models are their flat alpha-beta formulas.
-inline bool flat(const CostInput& x) { return x.per_node <= 1 && !(x.gap > 0); }
+inline bool flat(const CostInput& x) { return x.per_node <= 1 && !(x.gap > 0) && !(x.exchange_factor < 1); }
 inline int per_node(const CostInput& x) { return std::max(1, x.per_node); }
 inline double alpha_intra(const CostInput& x) { return x.alpha_intra > 0 ? x.alpha_intra : x.alpha; }
 inline double beta_intra(const CostInput& x) { return x.beta_intra > 0 ? x.beta_intra : x.beta; }
 /// All ranks on one node: no message leaves it.
 inline bool one_node(const CostInput& x) { return x.nodes == 1; }
 /// A step in which `off` of a node's ranks send s bytes off-node at once (sharing the node's
-/// link: beta times off) and the others s bytes inside the node; at least one gap.
-inline double layered_step(const CostInput& x, double s, int off) {
+/// link: beta times off) and the others s bytes inside the node; at least one gap. `slow`
+/// multiplies the bytes' time (exchange_slow()).
+inline double layered_step(const CostInput& x, double s, int off, double slow = 1) {
   const int k = per_node(x);
   if (one_node(x)) off = 0;
   double t = 0;
-  if (off < k) t = alpha_intra(x) + s * beta_intra(x);
-  if (off > 0) t = std::max(t, x.alpha + s * x.beta * off);
+  if (off < k) t = alpha_intra(x) + s * beta_intra(x) * slow;
+  if (off > 0) t = std::max(t, x.alpha + s * x.beta * off * slow);
   return std::max(t, x.gap);
+}
+/// How much longer the bytes of an exchange step take than a one-way message's: 1 /
+/// exchange_factor from the eager limit on, 1 below it or without a factor.
+inline double exchange_slow(const CostInput& x, double s) {
+  return x.exchange_factor > 0 && x.exchange_factor < 1 && s >= x.eager_limit ? 1 / x.exchange_factor : 1;
 }
 /// Ranks of a node whose partner r + d (mod p) is on another node, for k consecutive ranks per
 /// node (node 0's; every rank of an irregular layout counts).
@@ -140,7 +149,10 @@ inline double halving_doubling(const CostInput& x) {
   int pow2 = 1;
   while (pow2 * 2 <= x.procs) pow2 *= 2;
   double t = 0;
-  for (int d = pow2 / 2; d >= 1; d /= 2) t += 2 * layered_step(x, x.bytes * d / pow2, off_xor(x, d));
+  for (int d = pow2 / 2; d >= 1; d /= 2) {
+    const double s = x.bytes * d / pow2;
+    t += 2 * layered_step(x, s, off_xor(x, d), exchange_slow(x, s));
+  }
   return t + (pow2 - 1.0) / pow2 * x.bytes * x.gamma;
 }
 /// Steps that fit between the first and the last arrival.
@@ -158,7 +170,8 @@ inline double allgather_ring(const CostInput& x) {
 inline double allgather_nex(const CostInput& x) {
   if (x.procs % 2 != 0) return allgather_ring(x);
   if (!flat(x)) {  // neighbours: one pair per node boundary crosses (off = 1), two blocks a step
-    return layered_step(x, x.bytes, off_shift(x, 1)) + (x.procs / 2.0 - 1) * layered_ring_step(x, 2 * x.bytes);
+    return layered_step(x, x.bytes, off_shift(x, 1), exchange_slow(x, x.bytes)) +
+           (x.procs / 2.0 - 1) * layered_step(x, 2 * x.bytes, off_shift(x, 1), exchange_slow(x, 2 * x.bytes));
   }
   return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
@@ -176,7 +189,8 @@ inline double allgather_recursive_doubling(const CostInput& x) {
   if ((x.procs & (x.procs - 1)) != 0) return std::numeric_limits<double>::infinity();
   if (!flat(x)) {  // step d = 2^j exchanges d blocks with rank xor d
     double t = 0;
-    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, d * x.bytes, off_xor(x, d));
+    for (int d = 1; d < x.procs; d *= 2)
+      t += layered_step(x, d * x.bytes, off_xor(x, d), exchange_slow(x, d * x.bytes));
     return t;
   }
   return allgather_bruck(x);
@@ -238,7 +252,9 @@ inline double allreduce_recursive_doubling(const CostInput& x) {
   const double steps = log2_ceil(x.procs) + (pow2 ? 0 : 1);
   if (!flat(x)) {  // whole vectors with rank xor d; a non-power-of-two p adds one off-node step
     double t = pow2 ? 0 : layered_step(x, x.bytes, per_node(x)) + x.bytes * x.gamma;
-    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, x.bytes, off_xor(x, d)) + x.bytes * x.gamma;
+    for (int d = 1; d < x.procs; d *= 2) {
+      t += layered_step(x, x.bytes, off_xor(x, d), exchange_slow(x, x.bytes)) + x.bytes * x.gamma;
+    }
     return t;
   }
   return steps * (x.alpha + x.bytes * x.beta + x.bytes * x.gamma);
@@ -276,14 +292,19 @@ inline double allreduce_onesided_ring(const CostInput& x) {
   const double hop = std::max(alpha_path + chunk * beta_path, x.gap);
   return alpha_path + (m - 1) * (alpha_path + s * beta_path) + 2 * (p - 1) * hop + reduction;
 }
+/// One step of a schedule in arrival order (slt, prr, prd): alpha + s beta; on a layout a rank's
+/// partner is on any node, so all k ranks of a node may send off-node at once (off = k).
+inline double arrival_order_step(const CostInput& x, double s) {
+  return flat(x) ? x.alpha + s * x.beta : layered_step(x, s, per_node(x));
+}
 /// Proficz 2018's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
 inline double allreduce_slt(const CostInput& x) {
   constexpr double segment = 32 * 1024;
   const double p = x.procs;
   const double s = std::min(segment, x.bytes);
   const double segments = std::max(1.0, std::ceil(x.bytes / segment));
-  const double tau_s = x.alpha + s * x.beta;
-  const double w = tau_s > 0 ? std::floor(x.omega / tau_s) : 0;
+  const double tau_s = arrival_order_step(x, s);
+  const double w = tau_s > 0 ? std::floor(x.omega_last / tau_s) : 0;
   const double on_the_way = std::max(0.0, p - 1 + segments - w);
   return (on_the_way + segments + (p - 2) * (p + 1) / (2 * p)) * tau_s + x.bytes * x.gamma;
 }
@@ -291,8 +312,8 @@ inline double allreduce_slt(const CostInput& x) {
 inline double allreduce_prr(const CostInput& x) {
   const int procs = x.procs;
   const double p = procs;
-  const double t = x.alpha + x.bytes / p * x.beta;
-  const double a = t > 0 ? std::min(p, std::floor(x.omega / t)) : 0;
+  const double t = arrival_order_step(x, x.bytes / p);
+  const double a = t > 0 ? std::min(p, std::floor(x.omega_last / t)) : 0;
   double steps = a >= p - 1 ? p : std::max(p, 2 * p - 2 - a);  // the late rank
   if (procs >= 2) steps += 2 * p - 2;                          // position P-2: the last receive
   for (int q = 0; q + 2 < procs; ++q) steps += q <= p - 3 - a ? 2 * p - 2 - a : p + q + 1;
@@ -302,9 +323,10 @@ inline double allreduce_prr(const CostInput& x) {
 inline double allreduce_prd(const CostInput& x) {
   if (x.procs < 2) return 0;
   const double q = x.procs - 1;
-  const double reduce_scatter = (q - 1) * (x.alpha + x.bytes / q * x.beta) + (q - 1) / q * x.bytes * x.gamma;
+  const double reduce_scatter = (q - 1) * arrival_order_step(x, x.bytes / q) + (q - 1) / q * x.bytes * x.gamma;
   const double w = prd::rounds_for(static_cast<std::size_t>(x.bytes), x.procs - 1, x.alpha, x.beta);
-  return std::max(0.0, reduce_scatter - x.omega) + (w + 1) * (x.alpha + x.bytes / w * x.beta) + x.bytes / q * x.gamma;
+  return std::max(0.0, reduce_scatter - x.omega_last) + (w + 1) * arrival_order_step(x, x.bytes / w) +
+         x.bytes / q * x.gamma;
 }
 inline double allreduce_reduce_bcast(const CostInput& x) {
   const double l = log2_ceil(x.procs);
@@ -577,11 +599,12 @@ inline double allreduce_hierarchical_arrival(const CostInput& x) {
   early.procs = std::max(1, in.procs - 1);
   const double hand_over = in.procs >= 2 ? tau(in) + x.bytes * x.gamma : 0;
   const double ready = reduce_binomial(early) + hand_over;  // an early node's representative enters
-  const double tail = std::max(0.0, reduce_binomial(early) - x.omega) + hand_over;
+  const double tail = std::max(0.0, reduce_binomial(early) - x.omega_last) + hand_over;
   CostInput between = inter_node(x, x.bytes);
   between.omega = std::max(0.0, x.omega + tail - ready);
+  between.omega_last = std::max(0.0, x.omega_last + tail - ready);
   const double segment_tau = between.alpha + x.bytes / std::max(1, between.procs) * between.beta;
-  const double inter = between.omega >= segment_tau && between.procs >= 2
+  const double inter = between.omega_last >= segment_tau && between.procs >= 2
                            ? std::min({allreduce_prr(between), allreduce_prd(between), allreduce_slt(between)})
                            : allreduce_selected(between);
   return tail + inter + bcast_selected(in);
