@@ -155,9 +155,14 @@ inline double halving_doubling(const CostInput& x) {
   }
   return t + (pow2 - 1.0) / pow2 * x.bytes * x.gamma;
 }
+/// One step of a schedule in arrival order (bdr, bgd, slt, prr, prd): alpha + s beta; on a layout a rank's
+/// partner is on any node, so all k ranks of a node may send off-node at once (off = k).
+inline double arrival_order_step(const CostInput& x, double s) {
+  return flat(x) ? x.alpha + s * x.beta : layered_step(x, s, per_node(x));
+}
 /// Steps that fit between the first and the last arrival.
 inline double pre_steps(const CostInput& x) {
-  const double t = tau(x);
+  const double t = arrival_order_step(x, x.bytes);
   if (!(t > 0)) return x.procs - 1;
   return std::min<double>(x.procs - 1, std::floor(x.omega / t));
 }
@@ -176,9 +181,12 @@ inline double allgather_nex(const CostInput& x) {
   return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
 inline double allgather_bruck(const CostInput& x) {
-  if (!flat(x)) {  // step d = 2^j sends min(d, p - d) blocks to rank - d
+  if (!flat(x)) {  // step d = 2^j sends min(d, p - d) blocks to rank - d (an exchange when 2d = p)
     double t = 0;
-    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, std::min(d, x.procs - d) * x.bytes, off_shift(x, d));
+    for (int d = 1; d < x.procs; d *= 2) {
+      const double s = std::min(d, x.procs - d) * x.bytes;
+      t += layered_step(x, s, off_shift(x, d), 2 * d == x.procs ? exchange_slow(x, s) : 1);
+    }
     return t;
   }
   return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
@@ -195,9 +203,9 @@ inline double allgather_recursive_doubling(const CostInput& x) {
   }
   return allgather_bruck(x);
 }
-inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * tau(x); }
+inline double allgather_bdr(const CostInput& x) { return (x.procs - 1) * arrival_order_step(x, x.bytes); }
 inline double allgather_bgd(const CostInput& x) {
-  return std::max(log2_ceil(x.procs), x.procs - 1 - pre_steps(x)) * tau(x);
+  return std::max(log2_ceil(x.procs), x.procs - 1 - pre_steps(x)) * arrival_order_step(x, x.bytes);
 }
 
 // allreduce (m = the whole vector)
@@ -291,11 +299,6 @@ inline double allreduce_onesided_ring(const CostInput& x) {
   const double beta_path = one_node(x) ? beta_intra(x) : std::max(x.beta, beta_intra(x));
   const double hop = std::max(alpha_path + chunk * beta_path, x.gap);
   return alpha_path + (m - 1) * (alpha_path + s * beta_path) + 2 * (p - 1) * hop + reduction;
-}
-/// One step of a schedule in arrival order (slt, prr, prd): alpha + s beta; on a layout a rank's
-/// partner is on any node, so all k ranks of a node may send off-node at once (off = k).
-inline double arrival_order_step(const CostInput& x, double s) {
-  return flat(x) ? x.alpha + s * x.beta : layered_step(x, s, per_node(x));
 }
 /// Proficz 2018's SLT (allreduce_slt.cpp): the mean time after the last arrival (see the top).
 inline double allreduce_slt(const CostInput& x) {
