@@ -167,6 +167,68 @@ TEST(CostLayout, OffNodeCountsOnConsecutiveRanks) {
   EXPECT_DOUBLE_EQ(plans::cost::layered_step(one, 1000, 16), std::max(0.5e-6 + 1000 / 3.2e9, 0.5e-6));
 }
 
+/// The namespace testbed's 4 hosts x 2 ranks (tools/testbed/calibrated/hosts-4x2-100mbit.xml):
+/// 100 Mbit/s per host, loopback TCP inside one, exchanges at 0.71 of the rate from 64 KiB on.
+CostInput testbed_4x2(double bytes) {
+  CostInput x;
+  x.procs = 8;
+  x.bytes = bytes;
+  x.alpha = 1.625e-4;
+  x.beta = 1 / 12161585.7;
+  x.gamma = 0.25e-9;
+  x.nodes = 4;
+  x.per_node = 2;
+  x.alpha_intra = 150e-6;
+  x.beta_intra = 1 / 1.08e9;
+  x.exchange_factor = 0.709638;
+  x.eager_limit = 65536;
+  return x;
+}
+
+TEST(CostLayout, ExchangesPayTheExchangeFactorFromTheEagerLimitOn) {
+  const CostInput x = testbed_4x2(1 << 20);
+  CostInput one_way = x;
+  one_way.exchange_factor = 1;
+  // recursive halving and doubling exchange; the ring does not
+  EXPECT_GT(plans::cost::allreduce_rabenseifner(x), plans::cost::allreduce_rabenseifner(one_way));
+  EXPECT_EQ(plans::cost::allreduce_ring(x), plans::cost::allreduce_ring(one_way));
+  // Bruck's step at distance P/2 exchanges with one partner: 128 KiB blocks, 4 of them
+  const CostInput ag = testbed_4x2(128 * 1024);
+  CostInput ag_one_way = ag;
+  ag_one_way.exchange_factor = 1;
+  const double last = plans::cost::layered_step(ag, 4 * 128 * 1024, plans::cost::off_shift(ag, 4));
+  EXPECT_NEAR(plans::cost::allgather_bruck(ag) - plans::cost::allgather_bruck(ag_one_way),
+              plans::cost::layered_step(ag, 4 * 128 * 1024, plans::cost::off_shift(ag, 4), 1 / 0.709638) - last, 1e-12);
+  // below the eager limit nothing changes
+  const CostInput small = testbed_4x2(8 * 1024);
+  CostInput small_one_way = small;
+  small_one_way.exchange_factor = 1;
+  EXPECT_EQ(plans::cost::allreduce_recursive_doubling(small), plans::cost::allreduce_recursive_doubling(small_one_way));
+}
+
+TEST(CostLayout, TestbedFourByTwoPrefersTheNodeAwareAlgorithmsWithARingBetweenHosts) {
+  // Measured on that testbed and its calibrated simulation (docs/reproduction.md, "Deep
+  // clusters"): allreduce hierarchical 134 ms against the ring's 156, the leaders' ring 6
+  // steps; rabenseifner 367, prr 156 at max delay 0 and 308 under randlate.
+  const CostInput x = testbed_4x2(1 << 20);
+  const CostInput leaders = plans::cost::inter_node(x, x.bytes);
+  EXPECT_EQ(plans::cost::allreduce_selected(leaders), plans::cost::allreduce_ring(leaders));
+  EXPECT_LT(plans::cost::allreduce_hierarchical(x), plans::cost::allreduce_ring(x));
+  EXPECT_LT(plans::cost::allreduce_ring(x), plans::cost::allreduce_rabenseifner(x));
+  // prr's partners follow the arrival order, so both ranks of a host may send at once
+  CostInput late = x;
+  late.omega = late.omega_last = 0.03;
+  CostInput flat = late;
+  flat.nodes = 0;
+  flat.per_node = 1;
+  EXPECT_GT(plans::cost::allreduce_prr(late), plans::cost::allreduce_prr(flat));
+  // allgather of 128 KiB blocks: the leaders' allgather of 256 KiB runs the ring, not Bruck
+  const CostInput ag = testbed_4x2(128 * 1024);
+  const CostInput ag_leaders = plans::cost::inter_node(ag, 2 * ag.bytes);
+  EXPECT_EQ(plans::cost::allgather_selected(ag_leaders), plans::cost::allgather_ring(ag_leaders));
+  EXPECT_LT(plans::cost::allgather_hierarchical(ag), plans::cost::allgather_ring(ag));
+}
+
 TEST(CostLayout, OneSidedRingHasAModelAndIsListedWithIt) {
   const Algorithm& a = Registry::instance().find(Collective::allreduce, "onesided_ring");
   ASSERT_NE(a.cost, nullptr);
