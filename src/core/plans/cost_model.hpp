@@ -51,13 +51,9 @@
 //   prd: the early ranks' reduce-scatter, Q = P-1 of them: (Q-1)(alpha + m beta / Q), what is
 //        left of it after omega, then w + 1 waves of alpha + m beta / w (w = plans::prd's
 //        rounds, from alpha and beta), plus m gamma / Q for the late rank's pieces.
-// The node- and arrival-aware allreduce (hierarchical_arrival; docs/algorithms/hierarchical-arrival.md)
-// gives the time after the last arrival with one node late by omega and its representative (its latest
-// rank) the only late rank there: what is left of the early ranks' reduce (q - 1 of them, binomial,
-// R_{q-1}) after omega, one intra-node step to the representative (alpha_i + m beta_i + m gamma), the
-// allreduce `auto` selects among the k representatives with omega' = omega plus that tail minus the
-// early nodes' own R_{q-1} and step (the least of prr, prd, slt once omega' reaches a segment's tau,
-// the least regular one before), and the selected bcast in the node.
+// In these models omega is latest minus earliest arrival; slt, prr and prd read omega_last, the
+// latest rank's lead over the second latest (Proficz 2018's one late process, the others together).
+// The node-aware (hierarchical) models are in plans/cost_model_node_aware.hpp, included at the end.
 #pragma once
 
 #include <algorithm>
@@ -518,99 +514,7 @@ inline double alltoall_bruck(const CostInput& x) {
   return log2_ceil(x.procs) * x.alpha + x.procs / 2.0 * log2_ceil(x.procs) * x.bytes * x.beta;
 }
 
-// ------------------------------------------------------------------ hierarchical (node-aware)
-// docs/algorithms/hierarchical.md. Three phases, each the collective `auto` selects on its
-// sub-communicator: the least of that collective's regular models. Inside a node: q = per_node
-// ranks over alpha_intra and beta_intra (0: as alpha and beta); between nodes: k = nodes leaders
-// over alpha and beta, each leader alone on its node's link. Every phase on the largest node
-// (per_node), so uneven nodes are costed as if all were that large. With nodes < 2 or per_node < 2
-// the restriction sends the call elsewhere; the models then cost the flat equivalent.
-
-/// The link inside a node, for q ranks and m bytes.
-inline CostInput intra_node(const CostInput& x, double bytes) {
-  CostInput in = x;
-  in.procs = std::max(1, x.per_node);
-  in.bytes = bytes;
-  in.alpha = x.alpha_intra > 0 ? x.alpha_intra : x.alpha;
-  in.beta = x.beta_intra > 0 ? x.beta_intra : x.beta;
-  in.nodes = 1;
-  in.per_node = in.procs;
-  return in;
-}
-/// The links between nodes, among the k leaders, for m bytes.
-inline CostInput inter_node(const CostInput& x, double bytes) {
-  CostInput in = x;
-  in.procs = x.nodes > 0 ? x.nodes : x.procs;
-  in.bytes = bytes;
-  in.nodes = in.procs;
-  in.per_node = 1;
-  return in;
-}
-/// What `auto` would pay for a part of each collective (the least regular model).
-inline double allreduce_selected(const CostInput& x) {
-  return std::min({allreduce_ring(x), allreduce_rabenseifner(x), allreduce_recursive_doubling(x),
-                   allreduce_pipelined_linear(x), allreduce_reduce_bcast(x)});
-}
-inline double allgather_selected(const CostInput& x) {
-  return std::min({allgather_ring(x), allgather_bruck(x), allgather_lnbc(x)});
-}
-inline double gather_selected(const CostInput& x) { return std::min(gather_linear(x), gather_binomial(x)); }
-inline double alltoallv_selected(const CostInput& x) {
-  // alltoallv pairwise/linear: p - 1 messages of m bytes each
-  return (x.procs - 1) * (x.alpha + x.bytes * x.beta);
-}
-
-/// allreduce hierarchical: reduce in the node (q ranks, m bytes), allreduce among k leaders, bcast
-/// in the node.
-inline double allreduce_hierarchical(const CostInput& x) {
-  return reduce_binomial(intra_node(x, x.bytes)) + allreduce_selected(inter_node(x, x.bytes)) +
-         bcast_selected(intra_node(x, x.bytes));
-}
-/// bcast hierarchical: bcast among k representatives (the root's node first), bcast in each node.
-inline double bcast_hierarchical(const CostInput& x) {
-  return bcast_selected(inter_node(x, x.bytes)) + bcast_selected(intra_node(x, x.bytes));
-}
-/// reduce hierarchical: reduce in each node to its representative, reduce among the k of them.
-inline double reduce_hierarchical(const CostInput& x) {
-  return reduce_binomial(intra_node(x, x.bytes)) + reduce_binomial(inter_node(x, x.bytes));
-}
-/// allgather hierarchical (m = one rank's block): gather q blocks to the leader, allgather of
-/// padded q m blocks among k leaders, bcast of the p m bytes in the node.
-inline double allgather_hierarchical(const CostInput& x) {
-  const double q = std::max(1, x.per_node);
-  const double k = x.nodes > 0 ? x.nodes : x.procs;
-  return gather_selected(intra_node(x, x.bytes)) + allgather_selected(inter_node(x, q * x.bytes)) +
-         bcast_selected(intra_node(x, k * q * x.bytes));
-}
-/// alltoall hierarchical (m = one block): gather of p m bytes per rank to the leader, k - 1
-/// messages of q q m bytes between leaders, scatter of p m bytes per rank; plus the leader's two
-/// local copies of its q p m bytes (at beta_intra).
-inline double alltoall_hierarchical(const CostInput& x) {
-  const double q = std::max(1, x.per_node);
-  const double k = x.nodes > 0 ? x.nodes : x.procs;
-  const double row = k * q * x.bytes;  // one rank's whole send buffer
-  const CostInput in = intra_node(x, row);
-  return 2 * gather_selected(in) + alltoallv_selected(inter_node(x, q * q * x.bytes)) + 2 * q * row * in.beta;
-}
-
-// ------------------------------------------------------------------ node- and arrival-aware
-/// allreduce hierarchical_arrival: the time after the last arrival (see the top), one node late by
-/// omega, its representative the only late rank there.
-inline double allreduce_hierarchical_arrival(const CostInput& x) {
-  const CostInput in = intra_node(x, x.bytes);
-  CostInput early = in;  // the q - 1 ranks of a node other than its representative
-  early.procs = std::max(1, in.procs - 1);
-  const double hand_over = in.procs >= 2 ? tau(in) + x.bytes * x.gamma : 0;
-  const double ready = reduce_binomial(early) + hand_over;  // an early node's representative enters
-  const double tail = std::max(0.0, reduce_binomial(early) - x.omega_last) + hand_over;
-  CostInput between = inter_node(x, x.bytes);
-  between.omega = std::max(0.0, x.omega + tail - ready);
-  between.omega_last = std::max(0.0, x.omega_last + tail - ready);
-  const double segment_tau = between.alpha + x.bytes / std::max(1, between.procs) * between.beta;
-  const double inter = between.omega_last >= segment_tau && between.procs >= 2
-                           ? std::min({allreduce_prr(between), allreduce_prd(between), allreduce_slt(between)})
-                           : allreduce_selected(between);
-  return tail + inter + bcast_selected(in);
-}
-
 }  // namespace ragged::plans::cost
+
+// The node-aware models, built on the ones above.
+#include "plans/cost_model_node_aware.hpp"  // IWYU pragma: export
