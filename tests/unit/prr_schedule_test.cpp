@@ -198,6 +198,48 @@ TEST(PrrSchedule, EverySegmentReducedOnceThenDeliveredForEveryPUpTo64) {
   }
 }
 
+// A rank running PRR builds its own program alone (`only`): the same steps as in the whole
+// schedule, in O(P) memory (every rank's programs took 25 GB for a simulated P = 560).
+TEST(PrrSchedule, OneRanksProgramIsItsProgramInTheWholeSchedule) {
+  std::mt19937_64 rng(20261128);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int p : {1, 2, 3, 5, 8, 13, 31, 40}) {
+    std::vector<std::vector<double>> patterns{std::vector<double>(static_cast<std::size_t>(p), 0.0),
+                                              one_late(p, p / 2, 3.0 * p), one_late(p, 0, 0.5 * p)};
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<double> a(static_cast<std::size_t>(p));
+      for (double& x : a) x = u(rng) * 2.0 * p;
+      patterns.push_back(a);
+    }
+    for (const auto& a : patterns) {
+      const Schedule whole = make_schedule(a, 1.0);
+      for (int r = 0; r < p; ++r) {
+        const Schedule mine = make_schedule(a, 1.0, r);
+        EXPECT_TRUE(mine.steps.empty());
+        EXPECT_EQ(mine.ring, whole.ring);
+        EXPECT_EQ(mine.order, whole.order);
+        EXPECT_EQ(mine.first_send(r), whole.first_send(r));
+        EXPECT_EQ(mine.successor(r), whole.successor(r));
+        const auto& got = mine.program(r);
+        const auto& want = whole.program(r);
+        ASSERT_EQ(got.size(), want.size()) << "P = " << p << ", rank " << r;
+        for (std::size_t k = 0; k < got.size(); ++k) {
+          EXPECT_EQ(got[k].step, want[k].step);
+          EXPECT_EQ(got[k].send_to, want[k].send_to);
+          EXPECT_EQ(got[k].send_segment, want[k].send_segment);
+          EXPECT_EQ(got[k].recv_from, want[k].recv_from);
+          EXPECT_EQ(got[k].recv_segment, want[k].recv_segment);
+          EXPECT_EQ(got[k].recv_reduce, want[k].recv_reduce);
+        }
+        for (int q = 0; q < p; ++q) {
+          if (q != r) EXPECT_TRUE(mine.program(q).empty()) << "rank " << q << " of P = " << p;
+        }
+        if (testing::Test::HasFailure()) return;
+      }
+    }
+  }
+}
+
 // Balanced arrivals (all within one tau), no tau: exactly the ring of allreduce_ring.cpp.
 TEST(PrrSchedule, BalancedIsTheRing) {
   for (int p = 2; p <= 40; ++p) {

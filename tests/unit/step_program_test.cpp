@@ -1,7 +1,7 @@
 // The pieces the step schedules share (plans/step_program.hpp): booking the ring's transfers
 // into per-rank programs gives every rank one send and one receive a step, for P up to 300;
 // first_send() finds a program's first send; empty_schedule() rejects arrival times that are
-// not finite.
+// not finite; keep_only() keeps one rank's program.
 #include "plans/step_program.hpp"
 
 #include <gtest/gtest.h>
@@ -26,8 +26,40 @@ struct Step {
 
 struct Schedule {
   int procs = 0;
+  std::vector<std::vector<int>> steps;
   std::vector<std::vector<Step>> programs;
 };
+
+// keep_only leaves rank r's program as it was and nothing of the others' or of the steps.
+TEST(StepProgram, KeepOnlyKeepsOneRanksProgram) {
+  for (int procs : {1, 2, 7}) {
+    for (int r = 0; r < procs; ++r) {
+      Schedule s = empty_schedule<Schedule>(std::vector<double>(static_cast<std::size_t>(procs), 0.0));
+      for (int j = 0; j + 1 < procs; ++j) {
+        s.steps.emplace_back();
+        for (int i = 0; i < procs; ++i) {
+          (void)book(s.programs, j, i, (i + 1) % procs, ((i - j) % procs + procs) % procs);
+          s.steps.back().push_back(i);
+        }
+      }
+      const std::vector<Step> before = s.programs[static_cast<std::size_t>(r)];
+      keep_only(s, r);
+      EXPECT_TRUE(s.steps.empty());
+      ASSERT_EQ(s.programs.size(), static_cast<std::size_t>(procs));
+      const std::vector<Step>& after = s.programs[static_cast<std::size_t>(r)];
+      ASSERT_EQ(after.size(), before.size());
+      for (std::size_t k = 0; k < after.size(); ++k) {
+        EXPECT_EQ(after[k].send_to, before[k].send_to);
+        EXPECT_EQ(after[k].send_segment, before[k].send_segment);
+        EXPECT_EQ(after[k].recv_from, before[k].recv_from);
+        EXPECT_EQ(after[k].recv_segment, before[k].recv_segment);
+      }
+      for (int q = 0; q < procs; ++q) {
+        if (q != r) EXPECT_TRUE(s.programs[static_cast<std::size_t>(q)].empty()) << q;
+      }
+    }
+  }
+}
 
 TEST(StepProgram, TheRingBookedStepByStepGivesEveryRankEverySegment) {
   for (int procs = 1; procs <= 300; ++procs) {

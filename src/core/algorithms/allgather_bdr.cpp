@@ -32,7 +32,7 @@
 // Limitation: gains only from an arrival snapshot (restriction arrival): without one, or with a flat one, it is the
 //   ring; wrong estimates keep the result exact but can cost (P-1) tau against the ring (docs/algorithms/bdr.md).
 // Memory: the agent's copies of the blocks it receives before its rank arrives (up to P-1 blocks), copied into
-//   recvbuf by the foreground.
+//   recvbuf by the foreground. Its own program of the schedule (the whole one, O(P^2), only while it is built).
 //
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring. With pre-steps the total number of transfers stays P(P-1).
@@ -44,6 +44,7 @@
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
 #include "plans/bdr_schedule.hpp"
+#include "plans/step_program.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 
@@ -53,9 +54,12 @@ namespace {
 
 // Without estimates (the last record came only with the last arrival) all arrivals are equal
 // and BDR is the ring, instead of replaying pre-steps after the fact.
-plans::bdr::Schedule bdr_schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
+/// Rank `me`'s part of the schedule: its program alone (plans::steps::keep_only).
+plans::bdr::Schedule bdr_schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block, int me) {
   const internal::StepPlanInput in = internal::step_plan_input(snapshot, procs, block);
-  return plans::bdr::make_schedule(in.arrivals, in.tau);
+  plans::bdr::Schedule schedule = plans::bdr::make_schedule(in.arrivals, in.tau);
+  plans::steps::keep_only(schedule, me);
+  return schedule;
 }
 
 }  // namespace
@@ -64,7 +68,7 @@ namespace internal {
 
 void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context) {
   const auto block = static_cast<std::size_t>(slot.agreed().block_bytes);
-  const plans::bdr::Schedule schedule = bdr_schedule_for(&snapshot, comm.size(), block);
+  const plans::bdr::Schedule schedule = bdr_schedule_for(&snapshot, comm.size(), block, comm.rank());
   const std::vector<plans::bdr::RankStep>& program = schedule.program(comm.rank());
   const std::size_t first_send = schedule.first_send(comm.rank());
   slot.expect_segments(comm.size());
@@ -91,7 +95,7 @@ void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
   const auto out = ctx.blocks(recvbuf, block);
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bdr", block, 0);
-  const plans::bdr::Schedule schedule = bdr_schedule_for(ctx.arrival(), procs, block);
+  const plans::bdr::Schedule schedule = bdr_schedule_for(ctx.arrival(), procs, block, ctx.comm().rank());
   const int tag = internal::arrival_tag(ctx, call, internal::tag_bdr, internal::tag_bdr_unplanned);
 
   // Line 54: wait for the background part, take what it received.

@@ -39,7 +39,8 @@
 //   Imbalanced Process Arrival Patterns", ACM TACO 18(4), 2021, listing 2.
 // Limitation: gains only from an arrival snapshot: balanced arrivals, no snapshot or an unknown link model run NEX
 //   (the ring for odd P); a cancelled background may leave forwarded segments unreceived for tag_bgd_epochs epochs.
-// Memory: the agent's copies of the segments it receives before its rank arrives (up to P-1 blocks).
+// Memory: the agent's copies of the segments it receives before its rank arrives (up to P-1 blocks), and its
+//   own program of the schedule (the whole one, O(P^2), only while it is built).
 //
 // Cost (alpha-beta, n bytes per block, balanced arrivals): (P-1)(alpha + n beta),
 // as the ring; P(P-1) transfers in every case.
@@ -53,6 +54,7 @@
 #include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/bgd_schedule.hpp"
+#include "plans/step_program.hpp"
 #include "ragged/arrival.hpp"
 #include "ragged/error.hpp"
 
@@ -60,9 +62,12 @@ namespace ragged {
 
 namespace {
 
-plans::bgd::Schedule bgd_schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block) {
+/// Rank `me`'s part of the schedule: its program alone (plans::steps::keep_only).
+plans::bgd::Schedule bgd_schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t block, int me) {
   const internal::StepPlanInput in = internal::step_plan_input(snapshot, procs, block);
-  return plans::bgd::make_schedule(in.arrivals, in.tau);
+  plans::bgd::Schedule schedule = plans::bgd::make_schedule(in.arrivals, in.tau);
+  plans::steps::keep_only(schedule, me);
+  return schedule;
 }
 
 /// Runs program steps [from, to) in lockstep, as BDR does: post the step's receive, send,
@@ -105,7 +110,7 @@ void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
   const int procs = comm.size();
   const int me = comm.rank();
   const auto block = static_cast<std::size_t>(slot.agreed().block_bytes);
-  const plans::bgd::Schedule schedule = bgd_schedule_for(&snapshot, procs, block);
+  const plans::bgd::Schedule schedule = bgd_schedule_for(&snapshot, procs, block, comm.rank());
   const std::vector<plans::bdr::RankStep>& program = schedule.program(me);
   const std::size_t stop = schedule.first_own_send(me);
   const int tag = planned_tag(&snapshot);
@@ -134,7 +139,7 @@ void allgather_bgd(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   const auto p = static_cast<std::size_t>(procs);
 
   const ArrivalSnapshot* snapshot = ctx.arrival();
-  const plans::bgd::Schedule schedule = bgd_schedule_for(snapshot, procs, block);
+  const plans::bgd::Schedule schedule = bgd_schedule_for(snapshot, procs, block, comm.rank());
   if (schedule.ring && (snapshot == nullptr || snapshot->regular_fallback())) {
     // Balanced arrivals (or no estimates): nothing to disseminate early. Dispatch runs the
     // regular algorithm the list names for this case (NEX; the ring for odd P, as Open MPI

@@ -40,8 +40,8 @@
 //   Journal of Supercomputing 74(7), 2018, §4.2.
 // Limitation: commutative operators only (a non-commutative one runs reduce_bcast); gains only from an arrival
 //   snapshot: without one, or with every arrival within one tau, it is the ring.
-// Memory: one segment (n/P bytes) from the workspace, and the agent's copies of the partial segments it receives
-//   before its rank arrives.
+// Memory: one segment (n/P bytes) from the workspace, the agent's copies of the partial segments it receives
+//   before its rank arrives, and its own program of the schedule (O(P) steps; building it takes O(P^2) time).
 //
 // Cost (alpha-beta, n bytes, balanced arrivals): the ring's,
 // 2(P-1) alpha + 2(P-1)/P n beta + (P-1)/P n gamma. After the last arrival, with
@@ -64,10 +64,11 @@ namespace ragged {
 namespace {
 
 /// Every rank plans with tau of an average segment (n/P bytes): the background knows only n.
-plans::prr::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t vector_bytes) {
+/// It keeps its own program alone (`me`): O(P) memory, not every rank's O(P^2).
+plans::prr::Schedule schedule_for(const ArrivalSnapshot* snapshot, int procs, std::size_t vector_bytes, int me) {
   const internal::StepPlanInput in =
       internal::step_plan_input(snapshot, procs, vector_bytes / static_cast<std::size_t>(procs));
-  return plans::prr::make_schedule(in.arrivals, in.tau);
+  return plans::prr::make_schedule(in.arrivals, in.tau, me);
 }
 
 /// Room for any segment of a vector of `vector_bytes` bytes whatever its element size (<= 8).
@@ -85,7 +86,7 @@ void prr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
   const auto bytes = static_cast<std::size_t>(slot.agreed().block_bytes);
   slot.next_step = 0;
   if (procs < 2 || snapshot.size() != procs) return;
-  const plans::prr::Schedule schedule = schedule_for(&snapshot, procs, bytes);
+  const plans::prr::Schedule schedule = schedule_for(&snapshot, procs, bytes, me);
   if (schedule.ring) return;  // the foreground runs the ring: nothing ahead of it
   const int tag = planned_epoch_tag(&snapshot);
   const int next[] = {schedule.successor(me)};
@@ -118,7 +119,7 @@ void allreduce_prr(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
   const std::size_t esize = size_of(type);
   const std::size_t bytes = count * esize;
   const ArrivalSnapshot* snapshot = ctx.arrival();
-  const plans::prr::Schedule schedule = schedule_for(snapshot, procs, bytes);
+  const plans::prr::Schedule schedule = schedule_for(snapshot, procs, bytes, me);
 
   const internal::PlanKey call = internal::plan_key(Collective::allreduce, "prr", bytes, 0);
   internal::BackgroundSlot* slot = internal::slot_of(ctx);

@@ -48,7 +48,7 @@ int Schedule::predecessor(int rank) const {
   return -1;
 }
 
-Schedule make_schedule(std::span<const double> arrivals, double tau) {
+Schedule make_schedule(std::span<const double> arrivals, double tau, int only) {
   Schedule s = steps::empty_schedule<Schedule>(arrivals);
   const int procs = s.procs;
   if (procs == 0) return s;
@@ -83,8 +83,12 @@ Schedule make_schedule(std::span<const double> arrivals, double tau) {
   std::int64_t early_start = 0;
   for (int p = 0; p + 1 < procs; ++p) early_start = std::max(early_start, arr[static_cast<std::size_t>(p)] - p);
 
+  // With `only`, keep the transfers of that rank: at most 2P - 2 per chain touch it.
   std::vector<Timed> timed;
-  timed.reserve(static_cast<std::size_t>(procs) * static_cast<std::size_t>(2 * procs - 2));
+  timed.reserve(static_cast<std::size_t>(only < 0 ? procs : 2) * static_cast<std::size_t>(2 * procs - 2));
+  const auto keep = [&](std::int64_t step, const Transfer& t) {
+    if (only < 0 || t.from == only || t.to == only) timed.push_back({step, t});
+  };
   std::int64_t next_early = early_start;
   const int hops = procs - 1;
   for (int i = 0; i < procs; ++i) {
@@ -104,17 +108,17 @@ Schedule make_schedule(std::span<const double> arrivals, double tau) {
       chain.reduce_start = std::min(next_early, chain.diagonal);
       next_early = chain.reduce_start + 1;
       for (int h = 0; h < hops; ++h) {
-        timed.push_back({chain.reduce_start + h, Transfer{pos_rank(h), pos_rank(h + 1), chain.segment, true}});
+        keep(chain.reduce_start + h, Transfer{pos_rank(h), pos_rank(h + 1), chain.segment, true});
       }
       for (int g = 0; g < hops; ++g) {
-        timed.push_back({chain.diagonal + procs - 1 + g,
-                         Transfer{pos_rank(procs - 1 + g), pos_rank(procs + g), chain.segment, false}});
+        keep(chain.diagonal + procs - 1 + g,
+             Transfer{pos_rank(procs - 1 + g), pos_rank(procs + g), chain.segment, false});
       }
     } else {
       chain.reduce_start = chain.diagonal + c;
       for (int h = 0; h < 2 * hops; ++h) {
-        timed.push_back({chain.reduce_start + h, Transfer{pos_rank(std::int64_t{c} + h),
-                                                          pos_rank(std::int64_t{c} + h + 1), chain.segment, h < hops}});
+        keep(chain.reduce_start + h,
+             Transfer{pos_rank(std::int64_t{c} + h), pos_rank(std::int64_t{c} + h + 1), chain.segment, h < hops});
       }
     }
     s.chains.push_back(chain);
@@ -124,12 +128,21 @@ Schedule make_schedule(std::span<const double> arrivals, double tau) {
     return a.step != b.step ? a.step < b.step : a.transfer.from < b.transfer.from;
   });
   for (const Timed& t : timed) {
-    if (s.step_number.empty() || s.step_number.back() != t.step) {
-      s.step_number.push_back(t.step);
-      s.steps.emplace_back();
+    if (only < 0) {
+      if (s.step_number.empty() || s.step_number.back() != t.step) {
+        s.step_number.push_back(t.step);
+        s.steps.emplace_back();
+      }
+      s.steps.back().push_back(t.transfer);
     }
-    s.steps.back().push_back(t.transfer);
+    // `book` adds the sender's and the receiver's entries: with `only`, one of them is `only`, and
+    // the other rank's program gets this one transfer, which the caller never reads.
     steps::book(s.programs, t.step, t.transfer.from, t.transfer.to, t.transfer.segment).recv_reduce = t.transfer.reduce;
+  }
+  if (only >= 0) {
+    for (std::size_t r = 0; r < s.programs.size(); ++r) {
+      if (static_cast<int>(r) != only) std::vector<RankStep>().swap(s.programs[r]);
+    }
   }
   return s;
 }

@@ -55,6 +55,19 @@ Step& book(std::vector<std::vector<Step>>& programs, StepNumber step, int from, 
   return receiver.back();
 }
 
+/// Drops what rank `rank` does not need to run its part of `schedule` (with fields `steps` and
+/// `programs`): the steps' transfer lists and every other rank's program, O(P^2) together, so a
+/// rank keeps O(P) while it runs (a simulated world, one address space for all ranks, held 13 GB
+/// of schedules at P = 560 otherwise).
+template <class Schedule>
+void keep_only(Schedule& schedule, int rank) {
+  std::vector<typename decltype(schedule.steps)::value_type>().swap(schedule.steps);
+  for (std::size_t r = 0; r < schedule.programs.size(); ++r) {
+    if (static_cast<int>(r) != rank)
+      std::vector<typename decltype(schedule.programs)::value_type::value_type>().swap(schedule.programs[r]);
+  }
+}
+
 /// Index in `program` of its first send (program.size() if it never sends).
 template <class Step>
 std::size_t first_send(const std::vector<Step>& program) {
