@@ -239,8 +239,8 @@ class Monitor {
 /// the largest alpha and beta over all pairs, the same on every rank. Uses `tag` (and tag+1).
 LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_t{1} << 20, int rounds = 3);
 
-// The arrival-aware algorithms (allgather bdr, bgd, bslb; gather bsls, sls; allreduce slt, prr) are entries of the
-// algorithm list (src/core/algorithms/list.def) and run through dispatch with the snapshot as a
+// The arrival-aware algorithms (allgather bdr, bgd, bslb, early_late; gather bsls, sls; allreduce slt, prr, prd) are
+// entries of the algorithm list (src/core/algorithms/list.def) and run through dispatch with the snapshot as a
 // hint: CollectiveOptions::hints.set(monitor.arrive()). Without it they still give exact results
 // (BDR runs as the ring, BSLS/SLS serve the ranks in rank order). docs/algorithms/{bdr,bgd,bsls,sls,bslb}.md.
 

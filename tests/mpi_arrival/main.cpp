@@ -98,7 +98,7 @@ void hand_built_snapshots(Comm& comm, mpitest::Tally& tally) {
          {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(procs + 1), std::size_t{20011}}) {
       for (DataType type : {DataType::int32, DataType::float64}) {
         const std::string where = " snapshot " + std::to_string(kind) + " count " + std::to_string(count);
-        for (const char* name : {"bdr", "bgd", "bslb"}) {
+        for (const char* name : {"bdr", "bgd", "bslb", "early_late"}) {
           check(tally, std::string(name) + where, [&] { return allgather_matches(comm, name, count, type, options); });
         }
         for (int root = 0; root < procs; ++root) {

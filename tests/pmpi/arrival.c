@@ -43,7 +43,7 @@ static double uniform(int rank, int iteration) {
 /* The arrival-aware algorithms of allgather and allreduce (ragged-bench list: restriction
  * "arrival"). */
 static int arrival_aware(const char* name) {
-  static const char* names[] = {"bdr", "bgd", "bslb", "slt", "prr", "prd"};
+  static const char* names[] = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     if (strcmp(name, names[i]) == 0) return 1;
   }

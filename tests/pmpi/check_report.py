@@ -15,8 +15,8 @@ A SPEC is comma-separated key=value pairs. It selects the one site with the give
     why=WHY          ... for this reason (forced, auto, rules, unset, fallback)
     straggler=R      rank R was last in at least 80% of the calls, and it is the site's first
                      straggler; its mean wait is the smallest and every other rank waits longer
-    aware_min=N      at least N calls ran an arrival-aware algorithm (bdr, bgd, bslb, slt, prr,
-                     prd) chosen by auto
+    aware_min=N      at least N calls ran an arrival-aware algorithm (bdr, bgd, bslb, early_late,
+                     slt, prr, prd) chosen by auto
     aware_max=N      at most N calls ran an arrival-aware algorithm
     omega=S          the imbalance (median of max - min entry time over the ranks, per call)
                      is between 0.7 S and 3 S seconds, and omega/tau is above 1
@@ -26,7 +26,7 @@ import json
 import sys
 
 failures = []
-ARRIVAL_AWARE = {"bdr", "bgd", "bslb", "slt", "prr", "prd"}
+ARRIVAL_AWARE = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd"}
 
 
 def fail(text):

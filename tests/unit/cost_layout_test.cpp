@@ -67,10 +67,11 @@ const std::vector<Old>& old_models() {
   return models;
 }
 
-/// Models that came with layouts: the one-sided ring's, and the node-aware algorithms' (they run
-/// only where some node holds two ranks or more).
+/// Models that came with layouts or after them: the one-sided ring's, the node-aware algorithms'
+/// (they run only where some node holds two ranks or more) and allgather early_late's.
 bool new_model(Collective c, const std::string& name) {
-  return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0;
+  return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0 ||
+         (c == Collective::allgather && name == "early_late");
 }
 
 TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {

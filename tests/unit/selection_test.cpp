@@ -174,6 +174,38 @@ TEST(Selection, AutoTurnsArrivalAwareOnlyWhenTheSnapshotIsImbalanced) {
                    .algorithm->restrictions.needs_arrival);
 }
 
+// early_late's model (plans::cost::allgather_early_late): one rank far behind the others, which
+// arrive together, is its case; two late ranks together or a spread of arrivals are not.
+TEST(Selection, AutoTakesEarlyLateForOneRankFarBehind) {
+  const LinkModel link{2e-6, 1.0 / 3.2e9};
+  const std::size_t block = 4096;  // P n beta ~ 82 us at P = 64
+  const auto chosen = [&](const std::vector<double>& arrivals) {
+    Hints hints;
+    hints.set(std::make_shared<const ArrivalSnapshot>(arrivals, link));
+    return ragged::select(call_of(Collective::allgather, 64, block, &hints), "auto").algorithm->name;
+  };
+  std::vector<double> one(64, 0.0);
+  one[5] = 1e-3;
+  EXPECT_EQ(chosen(one), "early_late");
+  std::vector<double> two = one;
+  two[9] = 1e-3;  // the second latest together with the latest: omega_last = 0
+  EXPECT_NE(chosen(two), "early_late");
+  std::vector<double> spread(64);
+  for (std::size_t r = 0; r < spread.size(); ++r) spread[r] = 1e-3 * static_cast<double>(r) / 63.0;
+  EXPECT_NE(chosen(spread), "early_late");
+  // Outside its case the model is NEX's and one latency more: NEX wins the tie.
+  CostInput x;
+  x.procs = 64;
+  x.bytes = block;
+  x.alpha = link.alpha;
+  x.beta = link.beta;
+  x.omega = 1e-3;
+  x.omega_last = 1e-5;
+  EXPECT_DOUBLE_EQ(plans::cost::allgather_early_late(x), plans::cost::allgather_nex(x) + x.alpha);
+  x.omega_last = 1e-3;
+  EXPECT_LT(plans::cost::allgather_early_late(x), 7 * (x.alpha + block * x.beta));  // a broadcast's ceil(log2 64) steps
+}
+
 TEST(Selection, AutoTurnsReactiveOnASpreadThatNobodyPredicted) {
   const LinkModel link{50e-6, 1.0 / 12.5e6};  // 100 Mbit/s
   const std::size_t block = 131072;           // tau ~ 10.5 ms

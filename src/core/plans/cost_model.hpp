@@ -467,6 +467,25 @@ inline double allgather_bslb(const CostInput& x) {
   return std::max(0.0, gather - x.omega) + tail;
 }
 
+/// early_late (allgather_early_late.cpp): with one rank late by more than the early allgather
+/// takes (t = P m beta + ceil(log2 P) alpha, the algorithm's split) and the others within t of
+/// the earliest, what NEX among the P - 1 early ranks leaves after the last arrival plus the late
+/// rank's binomial broadcast of its block (bcast_binomial_blocking's model for one block). In the
+/// step model that equals BGD's best, ceil(log2 P) steps; the list puts early_late first, so it
+/// wins that tie: its broadcast needs no pre-step to have run in time (at P = 560 on
+/// infiniband-qdr-560, one rank 1 ms late, BGD gained nothing over NEX and early_late 1.5x).
+/// Otherwise it runs NEX (or several broadcasts): NEX's time and one latency more, so that NEX
+/// itself wins the tie.
+inline double allgather_early_late(const CostInput& x) {
+  const double t = x.procs * x.bytes * x.beta + log2_ceil(x.procs) * x.alpha;
+  if (x.procs >= 3 && x.omega_last > t && x.omega - x.omega_last <= t) {
+    CostInput early = x;
+    early.procs = x.procs - 1;
+    return std::max(0.0, allgather_nex(early) - x.omega_last) + bcast_binomial_blocking(x);
+  }
+  return allgather_nex(x) + x.alpha;
+}
+
 // gather and scatter (m = one rank's block)
 inline double gather_linear(const CostInput& x) {
   if (!flat(x)) return layered_linear(x, x.bytes);
