@@ -1,6 +1,6 @@
 // Deterministic integer-valued test data whose collective results are exact in
-// every DataType: values stay small enough that float sums of up to a few
-// hundred ranks are exact, so results can be compared with ==.
+// every DataType: values stay at most 1021, so float sums of up to 16 000 ranks
+// are exact, and results can be compared with ==.
 #pragma once
 
 #include <algorithm>
@@ -13,9 +13,23 @@
 
 namespace ragged::test {
 
-/// The value rank `rank` contributes at element `index` (small, non-zero, varies with both).
+/// The period of pattern() in the rank: a prime above every process count the tests run.
+inline constexpr std::size_t pattern_period = 1021;
+// A sum of one element over 16 000 ranks stays below 2^24, the end of float's exact integers.
+static_assert(16000 * pattern_period < (std::size_t{1} << 24));
+
+/// The value rank `rank` contributes at element `index`: in 1..1021, varying with both. At any
+/// one index the ranks 0..1020 give 1021 different values (7 is invertible modulo the prime
+/// 1021), so a block that lands in another rank's place differs there; the index enters
+/// through a hash, so a block shifted by any number of elements differs too (a linear term in
+/// the index would repeat every period).
 inline std::int64_t pattern(int rank, std::size_t index) {
-  return static_cast<std::int64_t>((static_cast<std::size_t>(rank) * 7 + index * 13) % 17) + 1;
+  std::uint64_t h = (static_cast<std::uint64_t>(index) + 1) * 0x9E3779B97F4A7C15ULL;
+  h ^= h >> 31;
+  h *= 0xBF58476D1CE4E5B9ULL;
+  h ^= h >> 29;
+  const std::uint64_t r = static_cast<std::uint64_t>(rank) % pattern_period;
+  return static_cast<std::int64_t>((r * 7 + h % pattern_period) % pattern_period) + 1;
 }
 
 /// Expected element `index` of a reduction of pattern() over ranks 0..procs-1.
