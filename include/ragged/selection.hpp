@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ragged/error.hpp"
 #include "ragged/registry.hpp"
 
 namespace ragged {
@@ -118,6 +119,15 @@ struct Environment {
 /// Reads the environment again (a program or test that changes RAGGED_* after its first
 /// collective calls this; collectives running meanwhile see the old or the new settings).
 void reread_environment();
+
+/// The largest rules file ragged reads (1 MiB); a larger one is refused before it is read.
+inline constexpr std::uint64_t max_rules_file_bytes = std::uint64_t{1} << 20;
+
+/// Why the rules file `file` cannot be used (it is not a regular file, it is larger than
+/// max_rules_file_bytes, it does not parse, ...), or null if it can. The file is read and parsed
+/// once per process, the first time a selection or this function asks; a file that failed is
+/// not read again, so a caller can fall back at once (the PMPI library runs natively).
+[[nodiscard]] const ConfigError* rules_file_error(const std::string& file);
 
 /// One rule of a rules file: communicator sizes [min_procs, max_procs] and message bytes
 /// [min_bytes, max_bytes] (inclusive) of one collective run `algorithm`.

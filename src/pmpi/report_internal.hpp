@@ -40,6 +40,7 @@ using Json = nlohmann::ordered_json;
 using mpi::check;
 
 inline constexpr std::size_t default_cap = 100000;          ///< entry times kept per site (RAGGED_REPORT_CALLS)
+inline constexpr std::size_t max_cap = 10000000;            ///< RAGGED_REPORT_CALLS at most (80 MB a site and rank)
 inline constexpr int clock_rounds = 20;                     ///< ping-pongs per rank and clock measurement
 inline constexpr std::size_t link_probe = 64 * 1024;        ///< measure_link's probe
 inline constexpr int link_rounds = 5;                       ///< measure_link's rounds of the probe
@@ -116,6 +117,7 @@ struct State {
   std::mutex mutex;  // guards everything below
   std::string path;
   std::size_t cap = default_cap;
+  bool said_cap = false;  ///< a bad RAGGED_REPORT_CALLS was said (it is read at load and at MPI_Init)
   bool broken = false;    ///< recording failed here: the rank still takes part in the gathering
   bool finished = false;  ///< MPI_Finalize gathered the records
   std::deque<CommRecord> comms;

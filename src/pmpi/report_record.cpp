@@ -6,6 +6,7 @@
 #include <exception>
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -32,9 +33,21 @@ void read_environment() {
   const char* path = std::getenv("RAGGED_REPORT");
   s.path = path != nullptr ? path : "";
   if (const char* cap = std::getenv("RAGGED_REPORT_CALLS"); cap != nullptr && *cap != '\0') {
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(cap, &end, 10);
-    if (end != nullptr && *end == '\0' && value > 0) s.cap = static_cast<std::size_t>(value);
+    // Digits only (strtoull would take "-1" as 2^64 - 1), 1 to max_cap.
+    const std::string_view text(cap);
+    std::size_t value = 0;
+    bool ok = text.size() <= 9 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    for (char c : text) value = value * 10 + static_cast<std::size_t>(c - '0');
+    ok = ok && value >= 1 && value <= max_cap;
+    if (ok) {
+      s.cap = value;
+    } else if (!s.said_cap) {
+      s.said_cap = true;
+      std::fprintf(stderr,
+                   "ragged pmpi: RAGGED_REPORT_CALLS=%s: must be a whole number from 1 to %zu; keeping %zu calls a "
+                   "site\n",
+                   cap, max_cap, s.cap);
+    }
   }
   recording.store(!s.path.empty() && !s.broken && !s.finished);
 }

@@ -1,14 +1,21 @@
 // libragged_pmpi.so: RAGGED_REPORT's output on rank 0 (report_internal.hpp): each site's
 // imbalance, stragglers and algorithms, as the JSON report and the table on stderr.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <ostream>
+#include <streambuf>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pmpi.hpp"
@@ -17,6 +24,92 @@
 namespace ragged::pmpi::report {
 
 namespace {
+
+/// An output stream buffer over a file descriptor (std::ofstream can neither refuse a link nor
+/// choose the mode of the file it creates).
+class FdBuffer : public std::streambuf {
+ public:
+  explicit FdBuffer(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  FdBuffer(const FdBuffer&) = delete;
+  FdBuffer& operator=(const FdBuffer&) = delete;
+  ~FdBuffer() override { drain(); }
+  [[nodiscard]] bool ok() const { return ok_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    for (const char* at = pbase(); at < pptr();) {
+      const ssize_t n = ::write(fd_, at, static_cast<std::size_t>(pptr() - at));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ok_ = false;
+        break;
+      }
+      at += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return ok_;
+  }
+  int fd_;
+  bool ok_ = true;
+  char buffer_[1 << 16];
+};
+
+/// The report goes to a new file beside `path` (mode 0600, created exclusively, never through a
+/// link), renamed onto `path` once complete: a reader never sees half a report, and a link at
+/// `path` is replaced, not followed (the file it points to stays as it was).
+class ReportFile {
+ public:
+  explicit ReportFile(std::string path)
+      : path_(std::move(path)), temporary_(path_ + ".ragged-" + std::to_string(::getpid()) + ".tmp") {
+    fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd_ < 0) error_ = std::strerror(errno);
+  }
+  ReportFile(const ReportFile&) = delete;
+  ReportFile& operator=(const ReportFile&) = delete;
+  ~ReportFile() {
+    if (fd_ >= 0) {
+      ::close(fd_);
+      ::unlink(temporary_.c_str());
+    }
+  }
+  [[nodiscard]] int fd() const { return fd_; }
+  /// Closes and renames; false (and error()) if anything failed on the way.
+  bool commit(bool written) {
+    if (fd_ < 0) return false;
+    const int fd = fd_;
+    fd_ = -1;
+    const bool closed = ::close(fd) == 0;
+    if (!written || !closed) {
+      error_ = written ? std::strerror(errno) : "write failed";
+      ::unlink(temporary_.c_str());
+      return false;
+    }
+    if (::rename(temporary_.c_str(), path_.c_str()) != 0) {
+      error_ = std::strerror(errno);
+      ::unlink(temporary_.c_str());
+      return false;
+    }
+    return true;
+  }
+  [[nodiscard]] const std::string& error() const { return error_; }
+
+ private:
+  std::string path_;
+  std::string temporary_;
+  int fd_ = -1;
+  std::string error_;
+};
 
 std::string variable_of(Kind kind) {
   std::string v = std::string("RAGGED_") + kind_names[static_cast<std::size_t>(kind)];
@@ -209,7 +302,9 @@ void write_report(Merge& m, const LinkModel& link, const State& s, int world_siz
 
   // The JSON is written as it is made, one site at a time: a program with many communicators
   // has many sites, and the whole document at once would take far more memory than the records.
-  std::ofstream json(s.path, std::ios::trunc);
+  ReportFile file(s.path);
+  FdBuffer buffer(file.fd() >= 0 ? file.fd() : -1);
+  std::ostream json(&buffer);
   const std::string link_how = "measure_link at MPI_Finalize: ping-pongs of 0 and " + std::to_string(link_probe) +
                                " bytes between neighbouring ranks of MPI_COMM_WORLD, the slowest pair";
   Json communicators = Json::array();
@@ -322,8 +417,10 @@ void write_report(Merge& m, const LinkModel& link, const State& s, int world_siz
 
   json << "  \"stragglers\": " << indented(overall_stragglers) << "\n}\n";
   json.flush();
-  const bool written = static_cast<bool>(json);
-  if (!written) std::fprintf(stderr, "ragged pmpi: RAGGED_REPORT: cannot write %s\n", s.path.c_str());
+  const bool written = file.commit(static_cast<bool>(json) && buffer.ok());
+  if (!written) {
+    std::fprintf(stderr, "ragged pmpi: RAGGED_REPORT: cannot write %s: %s\n", s.path.c_str(), file.error().c_str());
+  }
 
   // The table: the sites that cost the most waiting first.
   std::vector<std::size_t> order(m.sites.size());

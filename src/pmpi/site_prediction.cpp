@@ -87,10 +87,11 @@ double min_omega() {
   if (value == nullptr || *value == '\0') return 1e-3;
   char* end = nullptr;
   const double seconds = std::strtod(value, &end);
-  if (end == value || *end != '\0' || !(seconds >= 0)) {
+  // A finite number of seconds from 0 to an hour (strtod also takes "inf", "nan" and 1e999).
+  if (end == value || *end != '\0' || !(seconds >= 0 && seconds <= 3600)) {
     say_once(std::string("RAGGED_ARRIVAL_MIN_OMEGA=") + value,
              std::string("ragged pmpi: RAGGED_ARRIVAL_MIN_OMEGA='") + value +
-                 "' is not a number of seconds: the default, 0.001, applies");
+                 "' is not a number of seconds from 0 to 3600: the default, 0.001, applies");
     return 1e-3;
   }
   return seconds;

@@ -154,9 +154,11 @@ void say_once(const std::string& key, const std::string& text) {
   Globals& g = globals();
   {
     const std::lock_guard<std::mutex> lock(g.mutex);
-    if (!g.said.insert(key).second || g.world_rank.load() > 0) return;
+    if (!g.said.insert(key).second) return;
   }
-  std::fprintf(stderr, "%s (said once)\n", text.c_str());
+  // Every rank says it, naming itself: the rank whose rules file differs, or whose environment
+  // differs, may not be rank 0.
+  std::fprintf(stderr, "[rank %d] %s (said once)\n", g.world_rank.load(), text.c_str());
   std::fflush(stderr);
 }
 
@@ -207,6 +209,16 @@ long live_states() {
   return static_cast<long>(globals().live.size());
 }
 
+namespace {
+/// Says once, on every rank, that the rules file cannot be used.
+void rules_file_failed(const ConfigError& error) {
+  static std::atomic<bool> said{false};
+  if (said.load(std::memory_order_relaxed) || said.exchange(true)) return;
+  say_once(std::string("rules ") + error.what(),
+           std::string("ragged pmpi: ") + error.what() + "; every collective it would choose for runs natively");
+}
+}  // namespace
+
 Route route(Collective collective) {
   // Dispatch's reading of the environment (once per process), not one of our own.
   const Environment& env = ragged::environment();
@@ -222,6 +234,16 @@ Route route(Collective collective) {
     return native ? Route::native : Route::ragged;
   }
   const bool ruled = !env.rules_file.empty();
+  if (ruled) {
+    // A rules file that cannot be used was read once and said once (the first call that
+    // selected); every call after runs natively at native's cost.
+    if (const ConfigError* error = rules_file_error(env.rules_file); error != nullptr) [[unlikely]] {
+      rules_file_failed(*error);
+      if (report::enabled()) [[unlikely]]
+        report::note_route(report::Mode::rules, env.rules_file.c_str());
+      return Route::native;
+    }
+  }
   if (report::enabled()) [[unlikely]]
     report::note_route(ruled ? report::Mode::rules : report::Mode::unset, ruled ? env.rules_file.c_str() : nullptr);
   return ruled ? Route::ragged : Route::native;

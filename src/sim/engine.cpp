@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <simgrid/s4u.hpp>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "platform_check.hpp"
 #include "ragged/error.hpp"
 #include "ragged/layout.hpp"
 #include "ragged/sim.hpp"
@@ -137,6 +139,13 @@ EngineState& ensure_engine(const Config& config) {
   const std::string path = canonical(platform_path(config.platform));
   EngineState& st = engine_state();
   if (st.engine == nullptr) {
+    if (path.size() > 4 && path.compare(path.size() - 4, 4, ".xml") == 0) {
+      // SimGrid aborts the process on a zero bandwidth, naming neither file nor attribute.
+      std::ifstream in(path);
+      std::stringstream text;
+      text << in.rdbuf();
+      check_platform_numbers(text.str(), path);
+    }
     std::vector<std::string> args{"ragged-sim", "--log=root.thresh:warning", "--log=no_loc"};
 #ifdef RAGGED_SIM_THREAD_CONTEXTS
     // Sanitizers cannot follow stack switching: one system thread per actor.

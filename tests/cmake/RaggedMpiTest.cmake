@@ -11,6 +11,10 @@
 #                   [LABELS <labels>...] [PASS_REGULAR_EXPRESSION <regex>] [SKIP_RETURN_CODE <code>]
 #                   [RUN_SERIAL])
 #
+# With PASS_REGULAR_EXPRESSION the test passes only if the launcher exits 0 and the output
+# matches (ragged_output_test, tests/cmake/RaggedOutputTest.cmake): CTest's property of that
+# name would ignore the exit code. It cannot be combined with SKIP_RETURN_CODE.
+#
 # With SOURCES it first builds TARGET from them, linked to ragged_mpi, ragged_test_support and
 # LIBRARIES (WARNINGS: with ragged_warnings); without, TARGET is an executable built elsewhere
 # (ragged-bench, a C program of tests/pmpi, or a test program an earlier call built). Each test runs
@@ -27,6 +31,8 @@
 # and starts the ranks itself, adding the rank count and the program (tests/train/run_train_test.sh);
 # it names its program itself, so it takes no TARGET or ARGS. {np} in COMMAND_PREFIX and WRAPPER
 # stands for the rank count too.
+include(${CMAKE_CURRENT_LIST_DIR}/RaggedOutputTest.cmake)
+
 function(ragged_mpi_test)
   set(multi NP SOURCES LIBRARIES INCLUDE_DIRECTORIES LAUNCHER_ARGS ARGS COMMAND_PREFIX WRAPPER ENVIRONMENT LABELS)
   cmake_parse_arguments(PARSE_ARGV 0 T "WARNINGS;RUN_SERIAL" "NAME;TARGET;TIMEOUT;PASS_REGULAR_EXPRESSION;SKIP_RETURN_CODE"
@@ -41,6 +47,12 @@ function(ragged_mpi_test)
     endif()
   elseif(NOT T_TARGET)
     message(FATAL_ERROR "ragged_mpi_test: ${T_NAME}: TARGET is required (or a WRAPPER)")
+  endif()
+  if(DEFINED T_PASS_REGULAR_EXPRESSION AND DEFINED T_SKIP_RETURN_CODE)
+    message(FATAL_ERROR "ragged_mpi_test: ${T_NAME}: PASS_REGULAR_EXPRESSION cannot be combined with SKIP_RETURN_CODE")
+  endif()
+  if(NOT DEFINED T_TIMEOUT)
+    set(T_TIMEOUT 1500)  # CTest's default
   endif()
   list(LENGTH T_NP np_count)
   string(FIND "${T_NAME}" "{np}" np_at)
@@ -63,15 +75,21 @@ function(ragged_mpi_test)
     string(REPLACE "{np}" "${np}" name "${T_NAME}")
     if(DEFINED T_WRAPPER)
       string(REPLACE "{np}" "${np}" wrapper "${T_WRAPPER}")
-      add_test(NAME ${name} COMMAND ${wrapper} ${MPIEXEC_EXECUTABLE} ${flags} ${launcher_args})
+      set(command ${wrapper} ${MPIEXEC_EXECUTABLE} ${flags} ${launcher_args})
     else()
       string(REPLACE "{np}" "${np}" prefix "${T_COMMAND_PREFIX}")
-      add_test(NAME ${name} COMMAND ${prefix} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${flags}
-                                    ${launcher_args} $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
+      set(command ${prefix} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${flags} ${launcher_args}
+                  $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
+    endif()
+    if(DEFINED T_PASS_REGULAR_EXPRESSION)
+      ragged_output_test(${name} ${T_TIMEOUT} "${T_PASS_REGULAR_EXPRESSION}" ${command})
+    else()
+      add_test(NAME ${name} COMMAND ${command})
+      set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT})
     endif()
     set_tests_properties(${name} PROPERTIES PROCESSORS ${np})
     # One property at a time, quoted: a list value (two ENVIRONMENT entries) stays one value.
-    foreach(property TIMEOUT PASS_REGULAR_EXPRESSION SKIP_RETURN_CODE ENVIRONMENT LABELS)
+    foreach(property SKIP_RETURN_CODE ENVIRONMENT LABELS)
       if(DEFINED T_${property})
         set_tests_properties(${name} PROPERTIES ${property} "${T_${property}}")
       endif()

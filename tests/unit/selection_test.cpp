@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -443,6 +444,90 @@ TEST(TuningRules, AMissingFileIsAConfigErrorNamingIt) {
   } catch (const ConfigError& e) {
     EXPECT_EQ(e.file(), "/nonexistent/ragged-rules.json");
   }
+}
+
+TEST(TuningRules, AKeyGivenTwiceIsRefusedNamingBothLines) {
+  expect_config_error("{\n  \"allreduce\": [{\"algorithm\": \"ring\"}],\n  \"allreduce\": []\n}", 3, "allreduce");
+  expect_config_error("{\"allreduce\": [\n  {\"algorithm\": \"ring\",\n   \"algorithm\": \"rabenseifner\"}]}", 3,
+                      "algorithm");
+}
+
+/// The ConfigError that selecting with rules file `path` raises (empty field if none).
+ConfigError rules_error(const std::string& path) {
+  const ScopedEnv clear("RAGGED_GATHER", nullptr);
+  const ScopedEnv file("RAGGED_TUNING_FILE", path.c_str());
+  try {
+    (void)ragged::select(call_of(Collective::gather, 3, 8), "");
+  } catch (const ConfigError& e) {
+    return e;
+  }
+  return ConfigError(path, 0, "", "accepted");
+}
+
+TEST(TuningRules, OnlyARegularFileOfAtMostOneMebibyteIsRead) {
+  // A device that never ends, a directory: refused by fstat before anything is read.
+  for (const char* path : {"/dev/zero", "/"}) {
+    const ConfigError e = rules_error(path);
+    EXPECT_EQ(e.field(), "RAGGED_TUNING_FILE") << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+  }
+  // One byte over the limit: refused by its size, whatever it holds.
+  const std::string big = ::testing::TempDir() + "ragged_rules_too_big.json";
+  {
+    std::ofstream out(big);
+    out << std::string(max_rules_file_bytes + 1, ' ');
+  }
+  const ConfigError e = rules_error(big);
+  EXPECT_EQ(e.field(), "RAGGED_TUNING_FILE");
+  EXPECT_NE(std::string(e.what()).find("more than the 1048576"), std::string::npos) << e.what();
+}
+
+TEST(TuningRules, AFailedFileIsReadOnceAndFailsTheSameWayAfter) {
+  const std::string path = ::testing::TempDir() + "ragged_rules_fails_once.json";
+  {
+    std::ofstream out(path);
+    out << R"({"gather": [{"algorithm": "no-such"}]})";
+  }
+  const ConfigError first = rules_error(path);
+  EXPECT_EQ(first.field(), "algorithm");
+  ASSERT_NE(rules_file_error(path), nullptr);
+  EXPECT_STREQ(rules_file_error(path)->what(), first.what());
+  // Fixing the file does not help this process: it is not read again.
+  {
+    std::ofstream out(path);
+    out << R"({"gather": [{"algorithm": "linear"}]})";
+  }
+  EXPECT_STREQ(rules_error(path).what(), first.what());
+  EXPECT_EQ(rules_file_error(""), nullptr);
+}
+
+TEST(TuningRules, ParsingTakesLinearTime) {
+  // A file of n rules, then one of 4n: the larger takes at most 10 times as long (4 times, with
+  // room for a loaded machine); the quadratic parse took 16 times.
+  const auto text_of = [](int rules) {
+    std::string text = "{\"allreduce\": [";
+    for (int i = 0; i < rules; ++i) {
+      text += (i == 0 ? "" : ",\n") + std::string("{\"procs\": [1, ") + std::to_string(i + 1) +
+              "], \"algorithm\": \"ring\"}";
+    }
+    return text + "]}";
+  };
+  const auto seconds = [](const std::string& text) {
+    double best = 1e9;
+    for (int run = 0; run < 3; ++run) {
+      const auto start = std::chrono::steady_clock::now();
+      const auto rules = parse_tuning_rules(text, "many.json");
+      best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      EXPECT_FALSE(rules.empty());
+    }
+    return best;
+  };
+  const std::string small = text_of(2500);
+  const std::string large = text_of(10000);
+  ASSERT_LT(large.size(), max_rules_file_bytes);
+  const double t_small = seconds(small);
+  const double t_large = seconds(large);
+  EXPECT_LT(t_large, 10 * t_small + 1e-3) << t_small << " s for 2500 rules, " << t_large << " s for 10000";
 }
 
 // ------------------------------------------------------------------ context

@@ -1,4 +1,5 @@
 // ragged-bench: the options of every subcommand (experiments.hpp).
+#include <limits>
 #include <utility>
 
 #include "experiments.hpp"
@@ -62,7 +63,10 @@ void Command::counts(const std::string& name, std::vector<int>& into, const std:
                      const std::string& description) {
   text(name, default_text, description, [name, &into](const std::string& t) {
     into.clear();
-    for (const std::string& s : split_list(t)) into.push_back(static_cast<int>(parse_count(s, name.c_str())));
+    for (const std::string& s : split_list(t)) {
+      into.push_back(
+          static_cast<int>(parse_count(s, name.c_str(), static_cast<std::uint64_t>(std::numeric_limits<int>::max()))));
+    }
   });
 }
 

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "ragged/error.hpp"
 
@@ -22,7 +23,7 @@ std::pair<double, std::string> number_and_suffix(const std::string& text, const 
 }
 }  // namespace
 
-std::uint64_t parse_count(const std::string& text, const char* argument) {
+std::uint64_t parse_count(const std::string& text, const char* argument, std::uint64_t max) {
   auto [value, suffix] = number_and_suffix(text, argument);
   double scale = 1;
   if (suffix.empty()) {
@@ -38,16 +39,30 @@ std::uint64_t parse_count(const std::string& text, const char* argument) {
   }
   const double n = value * scale;
   if (n != std::floor(n)) throw InvalidArgument(argument, "'" + text + "' is not a whole number");
+  if (n > static_cast<double>(max)) {
+    throw InvalidArgument(argument, "'" + text + "' is more than " + std::to_string(max));
+  }
   return static_cast<std::uint64_t>(n);
 }
 
 double parse_duration(const std::string& text, const char* argument) {
   auto [value, suffix] = number_and_suffix(text, argument);
-  if (suffix.empty() || suffix == "s") return value;
-  if (suffix == "ms") return value * 1e-3;
-  if (suffix == "us") return value * 1e-6;
-  if (suffix == "ns") return value * 1e-9;
-  throw InvalidArgument(argument, "unknown unit '" + suffix + "' in '" + text + "' (use s, ms, us, ns)");
+  double seconds = 0;
+  if (suffix.empty() || suffix == "s") {
+    seconds = value;
+  } else if (suffix == "ms") {
+    seconds = value * 1e-3;
+  } else if (suffix == "us") {
+    seconds = value * 1e-6;
+  } else if (suffix == "ns") {
+    seconds = value * 1e-9;
+  } else {
+    throw InvalidArgument(argument, "unknown unit '" + suffix + "' in '" + text + "' (use s, ms, us, ns)");
+  }
+  if (seconds > max_duration_s) {
+    throw InvalidArgument(argument, "'" + text + "' is longer than a day (" + std::to_string(max_duration_s) + " s)");
+  }
+  return seconds;
 }
 
 std::vector<std::string> split_list(const std::string& text) {

@@ -7,10 +7,18 @@
 
 namespace ragged::bench {
 
+/// The largest count parse_count accepts unless told otherwise: 2^53, the last whole number a
+/// double holds exactly (every count is converted to a double on the way).
+inline constexpr std::uint64_t max_count_parsed = std::uint64_t{1} << 53;
+/// The longest duration parse_duration accepts: a day.
+inline constexpr double max_duration_s = 86400;
+
 /// Parses an element or byte count: "256Ki", "256K" and "262144" are the same;
-/// "2M" = "2Mi" = 2*2^20. Throws InvalidArgument naming `argument`.
-std::uint64_t parse_count(const std::string& text, const char* argument);
-/// Parses a duration: "5ms", "0", "1.5s", "250us"; bare numbers are seconds.
+/// "2M" = "2Mi" = 2*2^20. Throws InvalidArgument naming `argument` for anything that is not a
+/// whole number from 0 to `max` (negative, inf, nan, 1e30, a fraction), before converting.
+std::uint64_t parse_count(const std::string& text, const char* argument, std::uint64_t max = max_count_parsed);
+/// Parses a duration: "5ms", "0", "1.5s", "250us"; bare numbers are seconds. At most
+/// max_duration_s; InvalidArgument naming `argument` otherwise.
 double parse_duration(const std::string& text, const char* argument);
 /// Splits "a,b,c" into its non-empty parts.
 std::vector<std::string> split_list(const std::string& text);

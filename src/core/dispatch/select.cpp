@@ -1,10 +1,14 @@
 // Selection: the call's name, RAGGED_<COLLECTIVE>, the rules file, or `auto` (ragged/selection.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -12,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -93,14 +98,22 @@ std::vector<TuningRule> parse_tuning_rules(std::string_view text, const std::str
   std::string collective_key;
   const auto callback = [&](int depth, nlohmann::json::parse_event_t event, Json& parsed) {
     using E = nlohmann::json::parse_event_t;
+    // A key given twice would silently replace the first: refused.
     if (event == E::key && depth == 1) {
       collective_key = parsed.get<std::string>();
-      collective_lines[collective_key] = line;
+      if (!collective_lines.emplace(collective_key, line).second) {
+        throw ConfigError(file, line, field_name(collective_key),
+                          "appears twice (first on line " + std::to_string(collective_lines[collective_key]) + ")");
+      }
     } else if (event == E::object_start && depth == 2) {
       rule_lines.push_back(line);
       key_lines.emplace_back();
     } else if (event == E::key && depth == 3 && !key_lines.empty()) {
-      key_lines.back()[parsed.get<std::string>()] = line;
+      const std::string key = parsed.get<std::string>();
+      if (!key_lines.back().emplace(key, line).second) {
+        throw ConfigError(file, line, field_name(key),
+                          "appears twice in one rule (first on line " + std::to_string(key_lines.back()[key]) + ")");
+      }
     }
     return true;
   };
@@ -229,18 +242,65 @@ std::unique_ptr<const Environment> read_environment() {
   return env;
 }
 
-/// The rules of RAGGED_TUNING_FILE, read once per file name.
-const std::vector<TuningRule>& rules_of(const std::string& file) {
+/// A rules file as read: its rules, or why it cannot be used (then every call says the same).
+struct RulesFile {
+  std::vector<TuningRule> rules;
+  std::optional<ConfigError> error;
+};
+
+/// The text of a rules file: a regular file of at most max_rules_file_bytes, read in one go
+/// (never a FIFO, a device such as /dev/zero, or a directory).
+std::string read_rules_text(const std::string& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    throw ConfigError(file, 0, "RAGGED_TUNING_FILE", std::string("cannot be opened: ") + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw ConfigError(file, 0, "RAGGED_TUNING_FILE", "cannot be examined (fstat)");
+  if (!S_ISREG(st.st_mode)) throw ConfigError(file, 0, "RAGGED_TUNING_FILE", "is not a regular file");
+  if (static_cast<std::uint64_t>(st.st_size) > max_rules_file_bytes) {
+    throw ConfigError(file, 0, "RAGGED_TUNING_FILE",
+                      "is " + std::to_string(st.st_size) + " bytes, more than the " +
+                          std::to_string(max_rules_file_bytes) + " a rules file may have");
+  }
+  std::string text(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t have = 0;
+  while (have < text.size()) {
+    const ssize_t got = ::read(fd, text.data() + have, text.size() - have);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      throw ConfigError(file, 0, "RAGGED_TUNING_FILE", std::string("cannot be read: ") + std::strerror(errno));
+    if (got == 0) break;  // shrank meanwhile: parse what is there
+    have += static_cast<std::size_t>(got);
+  }
+  text.resize(have);
+  return text;
+}
+
+/// The rules of RAGGED_TUNING_FILE, read once per file name; a file that cannot be used is
+/// remembered too, so every later call fails at once with the same error.
+const RulesFile& rules_file_of(const std::string& file) {
   static std::mutex mutex;
-  static std::map<std::string, std::vector<TuningRule>> cache;
+  static std::map<std::string, RulesFile, std::less<>> cache;
   std::lock_guard<std::mutex> lock(mutex);
   const auto it = cache.find(file);
   if (it != cache.end()) return it->second;
-  std::ifstream in(file);
-  if (!in) throw ConfigError(file, 0, "RAGGED_TUNING_FILE", "cannot be opened");
-  std::stringstream text;
-  text << in.rdbuf();
-  return cache.emplace(file, parse_tuning_rules(text.str(), file)).first->second;
+  RulesFile read;
+  try {
+    read.rules = parse_tuning_rules(read_rules_text(file), file);
+  } catch (const ConfigError& e) {
+    read.error = e;
+  }
+  return cache.emplace(file, std::move(read)).first->second;
+}
+
+const std::vector<TuningRule>& rules_of(const std::string& file) {
+  const RulesFile& read = rules_file_of(file);
+  if (read.error) throw *read.error;
+  return read.rules;
 }
 
 /// The link model `auto` uses: the snapshot's, a LinkModel hint, or 1 GbE-like defaults.
@@ -411,6 +471,12 @@ void reread_environment() {
 }
 
 std::uint64_t selections() noexcept { return selection_count.load(std::memory_order_relaxed); }
+
+const ConfigError* rules_file_error(const std::string& file) {
+  if (file.empty()) return nullptr;
+  const RulesFile& read = rules_file_of(file);
+  return read.error ? &*read.error : nullptr;
+}
 
 Requested resolve_request(const CallInfo& call, std::string_view requested) {
   Requested r{std::string(requested), "call"};
