@@ -238,7 +238,7 @@ int route_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 }
 int route_barrier(MPI_Comm comm) {
   const std::string* set = ragged::environment().find("RAGGED_BARRIER");  // read once per process
-  const char* name = set != nullptr ? set->c_str() : nullptr;
+  const char* name = set != nullptr && !pmpi::settings_differ() ? set->c_str() : nullptr;
   if (pmpi::report::enabled()) [[unlikely]] {
     using pmpi::report::Mode;
     const bool unset = name == nullptr || *name == '\0';

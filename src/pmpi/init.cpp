@@ -23,6 +23,7 @@ RAGGED_PMPI_EXPORT int MPI_Init(int* argc, char*** argv) {
   }
   if (rc == MPI_SUCCESS) {
     pmpi::after_init(provided);
+    pmpi::agree_on_settings();
     pmpi::report::at_init();
   }
   return rc;
@@ -34,6 +35,7 @@ RAGGED_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, in
   const int rc = PMPI_Init_thread(argc, argv, asked, provided);
   if (rc == MPI_SUCCESS) {
     pmpi::after_init(*provided);
+    pmpi::agree_on_settings();
     pmpi::report::at_init();
   }
   return rc;

@@ -51,7 +51,16 @@ void before_finalize();
 /// Rank in MPI_COMM_WORLD (for "said once" messages), or -1 before MPI_Init.
 [[nodiscard]] int world_rank();
 
-/// Prints `text` on stderr once per process and key, on world rank 0 only.
+/// Called by MPI_Init and MPI_Init_thread after after_init(): the ranks of MPI_COMM_WORLD compare
+/// a digest of their RAGGED_* settings and rules file (one allgather of 8 bytes). If any rank's
+/// differs, every rank says so and every collective runs natively: ranks that select different
+/// algorithms for one call would hang. (A Fortran program's MPI_INIT does not come through the
+/// library: it is not checked.)
+void agree_on_settings();
+/// Whether agree_on_settings() found ranks whose settings differ.
+[[nodiscard]] bool settings_differ();
+
+/// Prints `text` on stderr once per process and key, on every rank, "[rank N]"-prefixed.
 void say_once(const std::string& key, const std::string& text);
 
 // ------------------------------------------------------------------------ per communicator

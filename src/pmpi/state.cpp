@@ -1,18 +1,24 @@
 // libragged_pmpi.so: process state, the keyval that hangs ragged's Comm on each communicator,
 // routing by environment, and the mapping of failures to MPI error classes.
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cctype>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <vector>
 
@@ -35,6 +41,7 @@ struct Globals {
   int keyval = MPI_KEYVAL_INVALID;
   std::atomic<int> world_rank{-1};
   std::atomic<bool> pack_raw{false};
+  std::atomic<bool> settings_differ{false};  ///< agree_on_settings() found ranks that differ
 };
 
 Globals& globals() {
@@ -87,7 +94,80 @@ bool check_pack_is_raw() {
 
 thread_local std::string last_outcome = "none";
 
+/// The RAGGED_* variables that may differ between ranks without changing what any rank selects.
+bool rank_local(std::string_view name) {
+  return name == "RAGGED_REPORT" || name == "RAGGED_REPORT_CALLS" || name == "RAGGED_PLATFORM_PATH" ||
+         name == "RAGGED_TUNING_FILE";  // its content counts, not its path
+}
+
+/// FNV-1a, 64 bits, over `text` and a separator.
+void mix(std::uint64_t& h, std::string_view text) {
+  for (const char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  h ^= 0xffU;
+  h *= 1099511628211ULL;
+}
+
+/// A digest of what selection reads from this process's environment: every RAGGED_* variable
+/// (but the rank-local ones), sorted, and the rules file's content, or its failure.
+std::uint64_t settings_digest(std::string& shown) {
+  std::vector<std::string> settings;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::size_t equals = text.find('=');
+    if (text.substr(0, 7) != "RAGGED_" || equals == std::string_view::npos || rank_local(text.substr(0, equals))) {
+      continue;
+    }
+    settings.emplace_back(text);
+  }
+  std::sort(settings.begin(), settings.end());
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const std::string& setting : settings) {
+    mix(h, setting);
+    shown += (shown.empty() ? "" : " ") + setting;
+  }
+  if (const char* file = std::getenv("RAGGED_TUNING_FILE"); file != nullptr && *file != '\0') {
+    if (const ConfigError* error = rules_file_error(file); error != nullptr) {
+      mix(h, std::string("rules file failed: ") + error->what());
+      shown += std::string(shown.empty() ? "" : " ") + "RAGGED_TUNING_FILE (cannot be used)";
+    } else {
+      std::ifstream in(file, std::ios::binary);  // a regular file of at most 1 MiB: rules_file_error read it
+      std::stringstream text;
+      text << in.rdbuf();
+      mix(h, std::string("rules file: ") + text.str());
+      shown += std::string(shown.empty() ? "" : " ") + "RAGGED_TUNING_FILE (its content)";
+    }
+  }
+  return h;
+}
+
 }  // namespace
+
+void agree_on_settings() {
+  Globals& g = globals();
+  int size = 0;
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < 2) return;
+  std::string shown;
+  const std::uint64_t mine = settings_digest(shown);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+  std::uint64_t sent = mine;
+  if (PMPI_Allgather(&sent, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  std::string differ;
+  for (int r = 1; r < size; ++r) {
+    if (all[static_cast<std::size_t>(r)] != all[0]) differ += (differ.empty() ? "" : ", ") + std::to_string(r);
+  }
+  if (differ.empty()) return;
+  g.settings_differ = true;
+  say_once("settings differ",
+           "ragged pmpi: the ranks' RAGGED_* settings or rules files differ (rank(s) " + differ +
+               " from rank 0; this rank has: " + (shown.empty() ? "none" : shown) +
+               "): they could select different algorithms and hang, so every collective runs natively");
+}
+
+bool settings_differ() { return globals().settings_differ.load(std::memory_order_relaxed); }
 
 void ensure_initialized() {
   Globals& g = globals();
@@ -220,6 +300,11 @@ void rules_file_failed(const ConfigError& error) {
 }  // namespace
 
 Route route(Collective collective) {
+  if (settings_differ()) [[unlikely]] {
+    if (report::enabled()) [[unlikely]]
+      report::note_route(report::Mode::native, "native (the ranks' settings differ)");
+    return Route::native;
+  }
   // Dispatch's reading of the environment (once per process), not one of our own.
   const Environment& env = ragged::environment();
   if (const std::string& name = env.forced_for(collective); !name.empty()) {
