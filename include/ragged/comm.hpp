@@ -43,6 +43,9 @@ class RequestImpl {
   virtual bool wait_for(Timeout timeout) = 0;
   /// Valid once complete.
   [[nodiscard]] virtual Status status() const = 0;
+  /// What the request waits for, for a timeout's message ("a receive from rank 3, tag 17"), or
+  /// empty where the backend does not say.
+  [[nodiscard]] virtual std::string describe() const { return {}; }
 };
 
 /// A pending isend or irecv. Move-only; an empty Request counts as complete.
@@ -58,6 +61,8 @@ class Request {
   Request& operator=(const Request&) = delete;
   ~Request();
 
+  /// What the request waits for (RequestImpl::describe()), or empty.
+  [[nodiscard]] std::string describe() const { return impl_ ? impl_->describe() : std::string(); }
   /// True when complete; completes the request without blocking if it can.
   bool test();
   /// Blocks until complete; throws TimeoutError when `timeout` runs out first.
@@ -66,6 +71,8 @@ class Request {
   [[nodiscard]] Status status() const;
   /// False for an empty (default-constructed or moved-from) request.
   [[nodiscard]] bool active() const noexcept { return impl_ != nullptr; }
+  /// True once test() or wait() saw it complete (no call to the backend).
+  [[nodiscard]] bool done() const noexcept { return done_; }
   [[nodiscard]] RequestImpl* impl() const noexcept { return impl_.get(); }
 
  private:
@@ -141,5 +148,9 @@ class Comm {
 
 /// Checks that `rank` names a rank of `comm` (0..size-1); throws InvalidArgument naming `argument`.
 void check_rank(const Comm& comm, int rank, const char* argument);
+
+/// What the incomplete requests of `requests` wait for, for a timeout's message: "a receive from
+/// rank 3, tag 17, a send to rank 1, tag 17" (at most 8, then "and N more"); empty if none says.
+[[nodiscard]] std::string describe_pending(std::span<Request> requests);
 
 }  // namespace ragged

@@ -7,6 +7,32 @@
 
 namespace ragged {
 
+std::string describe_pending(std::span<Request> requests) {
+  std::string out;
+  int shown = 0;
+  int more = 0;
+  for (Request& r : requests) {
+    if (!r.active() || r.done()) continue;
+    const std::string what = r.describe();
+    if (what.empty()) continue;
+    if (shown < 8) {
+      out += (shown == 0 ? "" : ", ") + what;
+      ++shown;
+    } else {
+      ++more;
+    }
+  }
+  if (more > 0) out += " and " + std::to_string(more) + " more";
+  return out;
+}
+
+namespace {
+std::string with_pending(std::span<Request> requests) {
+  const std::string pending = describe_pending(requests);
+  return pending.empty() ? pending : " of " + pending;
+}
+}  // namespace
+
 Request& Request::operator=(Request&& other) noexcept {
   if (this != &other) {
     impl_ = std::move(other.impl_);
@@ -32,7 +58,9 @@ bool Request::test() {
 void Request::wait(Timeout timeout) {
   if (!impl_ || done_) return;
   if (!impl_->wait_for(timeout)) {
-    throw TimeoutError("Request::wait: no completion within " + std::to_string(timeout.value_or(0)) + " s");
+    const std::string what = describe();
+    throw TimeoutError("Request::wait: no completion within " + std::to_string(timeout.value_or(0)) + " s" +
+                       (what.empty() ? "" : " of " + what));
   }
   completed_ = impl_->status();
   done_ = true;
@@ -59,7 +87,8 @@ std::size_t Comm::poll_wait_any(std::span<Request> requests, Timeout timeout, do
     }
     if (!any_active) return npos;
     if (timeout && runtime().now() - start >= *timeout) {
-      throw TimeoutError("Comm::wait_any: no completion within " + std::to_string(*timeout) + " s");
+      throw TimeoutError("Comm::wait_any: no completion within " + std::to_string(*timeout) + " s" +
+                         with_pending(requests));
     }
     runtime().sleep_for(poll_interval_s);
   }

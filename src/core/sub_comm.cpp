@@ -31,6 +31,11 @@ class SubRequest final : public RequestImpl {
     if (s.source >= 0) s.source = comm_->from_parent(s.source);
     return s;
   }
+  /// The parent's ranks: for a SubComm of the program's communicator, the program's.
+  [[nodiscard]] std::string describe() const override {
+    const std::string what = inner_.describe();
+    return what.empty() ? what : what + " (ranks of the parent communicator)";
+  }
   Request& inner() { return inner_; }
 
  private:

@@ -59,8 +59,13 @@ int poll_wait(MPI_Request* request, MPI_Status* status) {
 class MpiRequest final : public RequestImpl {
  public:
   /// `self`: the peer is this rank or any_source (see poll_self_requests).
-  MpiRequest(MPI_Request request, bool receive, Status send_status, bool self)
-      : request_(request), receive_(receive), poll_(poll_self_requests && self), status_(send_status) {
+  MpiRequest(MPI_Request request, bool receive, Status send_status, bool self, int peer, int tag)
+      : request_(request),
+        receive_(receive),
+        poll_(poll_self_requests && self),
+        status_(send_status),
+        peer_(peer),
+        tag_(tag) {
     live_requests().fetch_add(1, std::memory_order_relaxed);
   }
   ~MpiRequest() override {
@@ -106,6 +111,10 @@ class MpiRequest final : public RequestImpl {
   }
 
   [[nodiscard]] Status status() const override { return status_; }
+  [[nodiscard]] std::string describe() const override {
+    const std::string peer = peer_ == any_source ? "any rank" : "rank " + std::to_string(peer_);
+    return (receive_ ? "a receive from " : "a send to ") + peer + ", tag " + std::to_string(tag_);
+  }
 
   /// True once the request completed or failed (its MPI request is gone).
   [[nodiscard]] bool finished() const noexcept { return done_ || error_ != MPI_SUCCESS; }
@@ -157,6 +166,8 @@ class MpiRequest final : public RequestImpl {
   bool receive_;
   bool poll_;
   Status status_;
+  int peer_;
+  int tag_;
   bool done_ = false;
   int error_ = MPI_SUCCESS;
   const char* error_call_ = "";
@@ -251,7 +262,7 @@ Request MpiComm::isend(int dest, int tag, const void* data, std::size_t bytes) {
   }
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm_, &request), "MPI_Isend");
-  return Request(std::make_unique<MpiRequest>(request, false, Status{rank_, tag, bytes}, dest == rank_));
+  return Request(std::make_unique<MpiRequest>(request, false, Status{rank_, tag, bytes}, dest == rank_, dest, tag));
 }
 
 Request MpiComm::irecv(int source, int tag, void* data, std::size_t capacity) {
@@ -263,7 +274,8 @@ Request MpiComm::irecv(int source, int tag, void* data, std::size_t capacity) {
   MPI_Request request = MPI_REQUEST_NULL;
   check(MPI_Irecv(data, count, MPI_BYTE, source == any_source ? MPI_ANY_SOURCE : source, tag, comm_, &request),
         "MPI_Irecv");
-  return Request(std::make_unique<MpiRequest>(request, true, Status{}, source == any_source || source == rank_));
+  return Request(
+      std::make_unique<MpiRequest>(request, true, Status{}, source == any_source || source == rank_, source, tag));
 }
 
 std::size_t MpiComm::wait_any(std::span<Request> requests, Timeout timeout) {
@@ -302,7 +314,9 @@ std::size_t MpiComm::wait_any(std::span<Request> requests, Timeout timeout) {
       code = MPI_Testany(n, handles.data(), &index, &flag, &status);
       if (code != MPI_SUCCESS || flag != 0) break;
       if (timeout && runtime_.now() >= deadline) {
-        throw TimeoutError("Comm::wait_any: no completion within " + std::to_string(*timeout) + " s");
+        const std::string pending = describe_pending(requests);
+        throw TimeoutError("Comm::wait_any: no completion within " + std::to_string(*timeout) + " s" +
+                           (pending.empty() ? "" : " of " + pending));
       }
       backoff.pause();
     }

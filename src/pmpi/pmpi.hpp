@@ -51,6 +51,12 @@ void before_finalize();
 /// Rank in MPI_COMM_WORLD (for "said once" messages), or -1 before MPI_Init.
 [[nodiscard]] int world_rank();
 
+/// RAGGED_TIMEOUT (seconds, read once per process; unset: none): the longest a collective that
+/// ragged runs may wait. Past it the call raises MPI_ERR_OTHER through the communicator's error
+/// handler, naming what it waited for (a receive from rank r). Not a number of seconds in
+/// (0, 86400]: said once, and no timeout.
+[[nodiscard]] Timeout call_timeout();
+
 /// Called by MPI_Init and MPI_Init_thread after after_init(): the ranks of MPI_COMM_WORLD compare
 /// a digest of their RAGGED_* settings and rules file (one allgather of 8 bytes). If any rank's
 /// differs, every rank says so and every collective runs natively: ranks that select different
@@ -114,7 +120,9 @@ void note_last(const std::string& what);
 /// One call that ragged may run: the communicator's state and what selection needs.
 class Call {
  public:
-  Call(Collective collective, CommAttribute& state) : collective_(collective), state_(state) {}
+  Call(Collective collective, CommAttribute& state) : collective_(collective), state_(state) {
+    options_.timeout = call_timeout();
+  }
 
   /// The Comm that ragged runs the call on: the communicator's, or the private one of the call
   /// site's arrival monitor when the call carries its snapshot (the agent's background part and
@@ -280,6 +288,9 @@ int run(Collective collective, MPI_Comm comm, Body&& body, Native&& native) {
     return native();
   } catch (const TransportError& e) {
     return raise_error(comm, e.what(), function_name(collective), class_of(e.code()));
+  } catch (const TimeoutError& e) {
+    return raise_error(comm, (std::string("RAGGED_TIMEOUT ran out: ") + e.what()).c_str(), function_name(collective),
+                       MPI_ERR_OTHER);
   } catch (const std::bad_alloc& e) {
     return raise_error(comm, e.what(), function_name(collective), MPI_ERR_NO_MEM);
   } catch (const std::exception& e) {

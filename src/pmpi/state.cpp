@@ -167,6 +167,21 @@ void agree_on_settings() {
                "): they could select different algorithms and hang, so every collective runs natively");
 }
 
+Timeout call_timeout() {
+  static const Timeout value = []() -> Timeout {
+    const std::string* set = ragged::environment().find("RAGGED_TIMEOUT");  // read once per process
+    if (set == nullptr || set->empty()) return {};
+    char* end = nullptr;
+    const double seconds = std::strtod(set->c_str(), &end);
+    if (end != set->c_str() && *end == '\0' && seconds > 0 && seconds <= 86400) return seconds;
+    say_once("RAGGED_TIMEOUT=" + *set,
+             "ragged pmpi: RAGGED_TIMEOUT='" + *set +
+                 "' is not a number of seconds in (0, 86400]: collectives wait without a timeout");
+    return {};
+  }();
+  return value;
+}
+
 bool settings_differ() { return globals().settings_differ.load(std::memory_order_relaxed); }
 
 void ensure_initialized() {
@@ -397,7 +412,7 @@ bool Call::fallback(const char* why) {
 void Call::ran(const Algorithm& algorithm) { note_last(algorithm.name); }
 
 int raise_error(MPI_Comm comm, const char* what, const char* function, int error_class) {
-  std::fprintf(stderr, "ragged pmpi: %s: %s\n", function, what);
+  std::fprintf(stderr, "[rank %d] ragged pmpi: %s: %s\n", globals().world_rank.load(), function, what);
   std::fflush(stderr);
   PMPI_Comm_call_errhandler(comm, error_class);
   return error_class;

@@ -52,6 +52,11 @@ class SimRequest final : public RequestImpl {
     reported_ = true;
     return message_->status;
   }
+  [[nodiscard]] std::string describe() const override {
+    const bool receive = message_->kind == Message::Kind::recv;
+    const std::string peer = message_->peer == any_source ? "any rank" : "rank " + std::to_string(message_->peer);
+    return (receive ? "a receive from " : "a send to ") + peer + ", tag " + std::to_string(message_->tag);
+  }
 
   /// True once Request took the status, i.e. the Request counts as complete.
   [[nodiscard]] bool reported() const { return reported_; }

@@ -11,7 +11,8 @@
 #                   [LABELS <labels>...] [PASS_REGULAR_EXPRESSION <regex>] [SKIP_RETURN_CODE <code>]
 #                   [RUN_SERIAL])
 #
-# With PASS_REGULAR_EXPRESSION the test passes only if the launcher exits 0 and the output
+# With PASS_REGULAR_EXPRESSION the test passes only if the launcher exits 0 (with ABORTS: exits
+# with an error code, within TIMEOUT, as a job that an MPI error ended) and the output
 # matches (ragged_output_test, tests/cmake/RaggedOutputTest.cmake): CTest's property of that
 # name would ignore the exit code. It cannot be combined with SKIP_RETURN_CODE.
 #
@@ -35,7 +36,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/RaggedOutputTest.cmake)
 
 function(ragged_mpi_test)
   set(multi NP SOURCES LIBRARIES INCLUDE_DIRECTORIES LAUNCHER_ARGS ARGS COMMAND_PREFIX WRAPPER ENVIRONMENT LABELS)
-  cmake_parse_arguments(PARSE_ARGV 0 T "WARNINGS;RUN_SERIAL" "NAME;TARGET;TIMEOUT;PASS_REGULAR_EXPRESSION;SKIP_RETURN_CODE"
+  cmake_parse_arguments(PARSE_ARGV 0 T "WARNINGS;RUN_SERIAL;ABORTS" "NAME;TARGET;TIMEOUT;PASS_REGULAR_EXPRESSION;SKIP_RETURN_CODE"
                         "${multi}")
   if(T_UNPARSED_ARGUMENTS OR NOT T_NAME OR NOT T_NP)
     message(FATAL_ERROR "ragged_mpi_test: NAME and NP are required (${T_UNPARSED_ARGUMENTS})")
@@ -81,7 +82,9 @@ function(ragged_mpi_test)
       set(command ${prefix} ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${np} ${flags} ${launcher_args}
                   $<TARGET_FILE:${T_TARGET}> ${T_ARGS})
     endif()
-    if(DEFINED T_PASS_REGULAR_EXPRESSION)
+    if(DEFINED T_PASS_REGULAR_EXPRESSION AND T_ABORTS)
+      ragged_abort_test(${name} ${T_TIMEOUT} "${T_PASS_REGULAR_EXPRESSION}" ${command})
+    elseif(DEFINED T_PASS_REGULAR_EXPRESSION)
       ragged_output_test(${name} ${T_TIMEOUT} "${T_PASS_REGULAR_EXPRESSION}" ${command})
     else()
       add_test(NAME ${name} COMMAND ${command})

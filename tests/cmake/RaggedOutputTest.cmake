@@ -20,6 +20,13 @@ function(ragged_refusal_test name regex)
   ragged_output_test_(${name} 60 "${regex}" refuse ${ARGN})
 endfunction()
 
+# ragged_abort_test(<name> <timeout> <regex> <command> [args...]): the command (an MPI job) must
+# end with a non-zero exit code within <timeout> seconds, as when an MPI error handler aborts
+# it, and say why in a line matching <regex>.
+function(ragged_abort_test name timeout regex)
+  ragged_output_test_(${name} ${timeout} "${regex}" abort ${ARGN})
+endfunction()
+
 function(ragged_output_test_ name timeout regex expect)
   if(NOT ARGN)
     message(FATAL_ERROR "ragged_output_test(${name}): no command")

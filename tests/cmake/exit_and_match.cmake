@@ -5,7 +5,8 @@
 #   cmake -DRAGGED_OUTPUT_TEST=<file> -DRAGGED_TIMEOUT=<seconds> -P exit_and_match.cmake
 #
 # <file> sets `command` (the words of the command), `regex` (CMake syntax, as
-# PASS_REGULAR_EXPRESSION) and `expect` (0: exit 0; refuse: exit 1 or 2, a refused input); tests/cmake/RaggedOutputTest.cmake writes it, so that no quoting of
+# PASS_REGULAR_EXPRESSION) and `expect` (0: exit 0; refuse: exit 1 or 2, a refused input; abort: any non-zero exit code
+# within the timeout); tests/cmake/RaggedOutputTest.cmake writes it, so that no quoting of
 # a command line can change either. stdout and stderr are matched together, as CTest does, and
 # printed. A line saying WRONG (as tests/pmpi's programs and tools/examples print on a result
 # that differs) fails the test too.
@@ -27,6 +28,11 @@ if(expect STREQUAL "refuse")
   # A refusal: exit code 1 or 2, not a signal ("Segmentation fault") or an abort (134).
   if(NOT rc MATCHES "^[12]$")
     message(FATAL_ERROR "exit_and_match: the command ended with '${rc}' (a refusal, 1 or 2, wanted)")
+  endif()
+elseif(expect STREQUAL "abort")
+  # An aborted job: a non-zero exit code, not the timeout of execute_process.
+  if(NOT rc MATCHES "^[0-9]+$" OR rc STREQUAL "0")
+    message(FATAL_ERROR "exit_and_match: the command ended with '${rc}' (an abort, a non-zero exit code, wanted)")
   endif()
 elseif(NOT "${rc}" STREQUAL "0")
   message(FATAL_ERROR "exit_and_match: the command ended with '${rc}' (0 wanted)")

@@ -1,0 +1,39 @@
+/* A rank that stops mid-run (SIGSTOP: alive, silent) while the others enter an MPI_Allgather
+ * that ragged runs: with RAGGED_TIMEOUT set, the waiting ranks raise an MPI error naming the
+ * rank they wait for, and the default error handler ends the job (tests/pmpi/CMakeLists.txt,
+ * mpi.pmpi.np3.stopped_rank). Without RAGGED_TIMEOUT the job would wait forever.
+ *   mpirun -n P -x RAGGED_ALLGATHER=ring -x RAGGED_TIMEOUT=5 pmpi_stopped_rank [victim, default P-1] */
+#include <signal.h>
+
+#include "pmpi_test.h"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  PMPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &t_size);
+  const int victim = argc > 1 ? atoi(argv[1]) : t_size - 1;
+  int in[256];
+  int* out = t_alloc((size_t)t_size * sizeof in);
+  for (int call = 0; call < 4; ++call) {
+    for (int i = 0; i < 256; ++i) in[i] = t_rank * 1000 + call * 7 + i;
+    if (call == 3 && t_rank == victim) {
+      fprintf(stderr, "stopped_rank: rank %d stops before call %d\n", t_rank, call);
+      fflush(stderr);
+      raise(SIGSTOP);
+    }
+    MPI_Allgather(in, 256, MPI_INT, out, 256, MPI_INT, MPI_COMM_WORLD);
+    for (int r = 0; r < t_size; ++r) {
+      for (int i = 0; i < 256; ++i) {
+        if (out[r * 256 + i] != r * 1000 + call * 7 + i) {
+          fprintf(stderr, "stopped_rank: rank %d: WRONG block %d at call %d\n", t_rank, r, call);
+          return 1;
+        }
+      }
+    }
+  }
+  /* Not reached by the waiting ranks when RAGGED_TIMEOUT works: the error handler ends the job. */
+  printf("stopped_rank: rank %d finished every call\n", t_rank);
+  free(out);
+  MPI_Finalize();
+  return 0;
+}
