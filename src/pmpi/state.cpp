@@ -380,6 +380,18 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
     // selector, once: the call carries its result (options_.selection) and dispatch runs it. All
     // of it is the same on every rank: the environment, the site and the snapshot are shared.
     const Requested requested = resolve_request(info, {});
+    // An arrival-aware algorithm named by the environment or the rules file gets no prediction:
+    // a site's monitor prepares the one algorithm its ranks announced, and a program (or the
+    // rules file) may name another at the next call of the site. It says so, once.
+    if (requested.name != "auto" && requested.name != "native" && size() > 1 &&
+        Registry::instance().contains(collective_, requested.name) &&
+        Registry::instance().find(collective_, requested.name).restrictions.needs_arrival) {
+      say_once("no prediction for " + requested.name,
+               "ragged pmpi: " + requested.name + " (" + requested.source +
+                   ") is arrival-aware, but the library predicts arrivals only for `auto`: " + requested.name +
+                   " runs without a prediction, as its regular form; RAGGED_" +
+                   environment_variable(collective_).substr(7) + "=auto chooses it when arrivals are imbalanced");
+    }
     if (requested.name == "auto" && size() > 1 && prediction::applies(collective_)) {
       auto snapshot = prediction::at_call(state_, collective_, bytes, site_comm_);
       auto spread = prediction::spread(state_, collective_, bytes);
