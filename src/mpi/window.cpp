@@ -181,18 +181,41 @@ class MpiWindow final : public Window {
   bool locked_ = false;
 };
 
+/// Whether MPI-3 windows on `comm` may share memory with another communicator's. Open MPI before
+/// 5.0 names the shared-memory file of an osc/rdma window after the node, the job and the
+/// communicator's id only (`osc_rdma.<node>.<job>.<cid>`), and an id is unique only among the
+/// processes that share it: two communicators with no process in common on one node can have
+/// the same id, and their windows then live in one file. A notification or a put into one
+/// window lands in the other (open-mpi/ompi#9495, in 5.0; Debian 12 ships 4.1.4). Seen as
+/// "expected notification 1 on slot 3, found 0" from alltoall onesided and "unlink(2)
+/// /dev/shm/osc_rdma...: No such file" when the second window went. A communicator of every
+/// process of MPI_COMM_WORLD cannot share its id with a live one, so only smaller ones are at risk.
+bool rma_may_alias(MpiComm& comm) {
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION < 5
+  int world = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  return comm.size() < world;
+#else
+  (void)comm;
+  return false;
+#endif
+}
+
 }  // namespace
 
 std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications) {
   // RAGGED_WINDOW: "rma" (MPI-3 RMA or an error), "emulated" (window_emulated.cpp), or unset /
   // "auto": RMA, and the emulated window where MPI_Win_allocate fails (every rank alike: Open MPI
-  // 4.1 over TCP under MPI_THREAD_MULTIPLE has no one-sided component).
+  // 4.1 over TCP under MPI_THREAD_MULTIPLE has no one-sided component) or where RMA windows of
+  // Open MPI before 5.0 may alias another communicator's (rma_may_alias; every rank of `comm`
+  // alike).
   const char* env = std::getenv("RAGGED_WINDOW");
   const std::string mode = env == nullptr || *env == '\0' ? "auto" : env;
   if (mode != "auto" && mode != "rma" && mode != "emulated") {
     throw InvalidArgument("RAGGED_WINDOW", "'" + mode + "' is not a window kind (expected auto, rma or emulated)");
   }
   if (mode == "emulated") return make_emulated_window(comm, bytes, notifications);
+  if (mode == "auto" && rma_may_alias(comm)) return make_emulated_window(comm, bytes, notifications);
   try {
     return std::make_unique<MpiWindow>(comm, bytes, notifications);
   } catch (const TransportError& e) {
