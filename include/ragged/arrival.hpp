@@ -237,7 +237,9 @@ class Monitor {
 /// its neighbour (pairs (0,1),(2,3),... then (1,2),(3,4),...), best of `rounds` (of at least 16
 /// for the zero-byte one); the result is
 /// the largest alpha and beta over all pairs, the same on every rank. Uses `tag` (and tag+1).
-LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_t{1} << 20, int rounds = 3);
+/// `timeout` bounds each send and receive (TimeoutError names the peer).
+LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_t{1} << 20, int rounds = 3,
+                       Timeout timeout = {});
 
 // The arrival-aware algorithms (allgather bdr, bgd, bslb, early_late; gather bsls, sls; allreduce slt, prr, prd) are
 // entries of the algorithm list (src/core/algorithms/list.def) and run through dispatch with the snapshot as a

@@ -20,7 +20,8 @@ struct ClockOffset {
 /// `rounds` zero-byte ping-pongs with rank 0 (Cristian's method: rank 0 answers with
 /// its clock, the probe with the shortest round trip wins, and rank 0's reading is
 /// taken to fall in the middle of it). Rank 0 serves the ranks one after another.
-/// Uses `tag` for its messages; `rounds` must be at least 1.
-[[nodiscard]] ClockOffset measure_clock_offset(Comm& comm, int tag, int rounds = 5);
+/// Uses `tag` for its messages; `rounds` must be at least 1. `timeout` bounds each send and
+/// receive (TimeoutError names the peer).
+[[nodiscard]] ClockOffset measure_clock_offset(Comm& comm, int tag, int rounds = 5, Timeout timeout = {});
 
 }  // namespace ragged

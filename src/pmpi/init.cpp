@@ -2,6 +2,7 @@
 // program (or a test) can look up with dlsym to see what the library did.
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "pmpi.hpp"
 #include "ragged/selection.hpp"
@@ -44,6 +45,11 @@ RAGGED_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, in
 RAGGED_PMPI_EXPORT int MPI_Finalize(void) {
   try {
     pmpi::report::at_finalize();  // RAGGED_REPORT: collective, before anything is freed
+  } catch (const ragged::TimeoutError& e) {
+    // A rank that stopped (RAGGED_TIMEOUT): PMPI_Finalize would wait for it forever too. The
+    // error handler of MPI_COMM_WORLD (fatal unless the program changed it) ends the job.
+    const std::string what = std::string("RAGGED_TIMEOUT ran out: RAGGED_REPORT: ") + e.what();
+    return pmpi::raise_error(MPI_COMM_WORLD, what.c_str(), "MPI_Finalize", MPI_ERR_OTHER);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ragged pmpi: MPI_Finalize: RAGGED_REPORT: %s\n", e.what());
   }

@@ -2,12 +2,15 @@
 // each rank's clock offset to rank 0, its records as bytes on rank 0's clock, and rank 0's merge
 // of them call by call.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "pmpi.hpp"
 #include "ragged/clock.hpp"
 #include "ragged/error.hpp"
 #include "report_internal.hpp"
@@ -21,7 +24,7 @@ double offset_at(const State& s, double t) {
 
 Offset measure_offset(Comm& comm) {
   const double before = now();
-  const ClockOffset c = measure_clock_offset(comm, tag_clock, clock_rounds);
+  const ClockOffset c = measure_clock_offset(comm, tag_clock, clock_rounds, call_timeout());
   return Offset{true, (before + now()) / 2, c.offset, c.round_trip};
 }
 
@@ -225,22 +228,55 @@ void merge(Merge& m, const std::vector<std::byte>& bytes) {
   }
 }
 
+namespace {
+
+/// Completes `request` (a send to or a receive from rank `peer`): within RAGGED_TIMEOUT when it
+/// is set (TimeoutError naming the peer past it; MPI_Finalize then ends the job), else waiting.
+void complete(MPI_Request& request, int peer, const char* what) {
+  const Timeout timeout = call_timeout();
+  if (!timeout) {
+    check(PMPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait");
+    return;
+  }
+  const double deadline = now() + *timeout;
+  double pause = 1e-6;
+  for (;;) {
+    int done = 0;
+    check(PMPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done != 0) return;
+    if (now() >= deadline) {
+      throw TimeoutError("the report's gathering: no " + std::string(what) + " rank " + std::to_string(peer) +
+                         " within " + std::to_string(*timeout) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    pause = std::min(2 * pause, 1e-3);
+  }
+}
+
+}  // namespace
+
 void send_bytes(const std::vector<std::byte>& bytes, MPI_Comm comm) {
   const std::uint64_t size = bytes.size();
-  check(PMPI_Send(&size, 1, MPI_UINT64_T, 0, tag_size, comm), "MPI_Send");
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(PMPI_Isend(&size, 1, MPI_UINT64_T, 0, tag_size, comm, &request), "MPI_Isend");
+  complete(request, 0, "send of the report's size completed to");
   for (std::size_t at = 0; at < bytes.size(); at += chunk) {
     const int n = static_cast<int>(std::min(chunk, bytes.size() - at));
-    check(PMPI_Send(bytes.data() + at, n, MPI_BYTE, 0, tag_data, comm), "MPI_Send");
+    check(PMPI_Isend(bytes.data() + at, n, MPI_BYTE, 0, tag_data, comm, &request), "MPI_Isend");
+    complete(request, 0, "send of the report's records completed to");
   }
 }
 
 std::vector<std::byte> receive_bytes(int source, MPI_Comm comm) {
   std::uint64_t size = 0;
-  check(PMPI_Recv(&size, 1, MPI_UINT64_T, source, tag_size, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(PMPI_Irecv(&size, 1, MPI_UINT64_T, source, tag_size, comm, &request), "MPI_Irecv");
+  complete(request, source, "report records from");
   std::vector<std::byte> bytes(static_cast<std::size_t>(size));
   for (std::size_t at = 0; at < bytes.size(); at += chunk) {
     const int n = static_cast<int>(std::min(chunk, bytes.size() - at));
-    check(PMPI_Recv(bytes.data() + at, n, MPI_BYTE, source, tag_data, comm, MPI_STATUS_IGNORE), "MPI_Recv");
+    check(PMPI_Irecv(bytes.data() + at, n, MPI_BYTE, source, tag_data, comm, &request), "MPI_Irecv");
+    complete(request, source, "report records from");
   }
   return bytes;
 }

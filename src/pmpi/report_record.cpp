@@ -251,7 +251,7 @@ void at_finalize() {
   recording.store(false);
   Comm& comm = private_world(s);
   s.last = measure_offset(comm);
-  const LinkModel link = measure_link(comm, tag_link, link_probe, link_rounds);
+  const LinkModel link = measure_link(comm, tag_link, link_probe, link_rounds, call_timeout());
   const MPI_Comm handle = mpi::native_handle(comm);
   std::vector<std::byte> mine;
   {
