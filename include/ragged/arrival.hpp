@@ -254,5 +254,39 @@ LinkModel measure_link(Comm& comm, int tag, std::size_t probe_bytes = std::size_
 void pat_bind(Comm& comm, MonitorOptions options = {});
 /// The monitor PAT_Init() started; null before PAT_Init() and after PAT_Finalize().
 [[nodiscard]] Monitor* pat_monitor();
+/// Forgets the communicator of pat_bind() (before it goes); refused while the monitor runs.
+void pat_unbind();
+
+// For a library that runs the program's collectives itself (libragged_pmpi.so: its PAT_Init
+// binds MPI_COMM_WORLD, so that a C program needs no pat_bind()):
+
+/// Whether the running monitor has a planned call (PAT_UseAlg) of `collective`; lock-free.
+[[nodiscard]] bool pat_plans(Collective collective) noexcept;
+/// A collective call's share of the monitor: the planned call and, after a computation phase,
+/// the snapshot and the monitor's communicator, on which the call must then run (the agent's
+/// background part talks there).
+struct PatArrival {
+  PlannedCall call;
+  std::shared_ptr<const ArrivalSnapshot> snapshot;  ///< null: no phase since the last snapshot
+  Comm* comm = nullptr;                             ///< with the snapshot
+};
+/// When the monitor runs and PAT_UseAlg named a call of `collective`: the planned call, and, if a
+/// computation phase began (PAT_ProcessingStart or PAT_ProcessingEnd) since the last call that
+/// got one, Monitor::arrive()'s snapshot for this call. Otherwise nothing. Every rank must make
+/// the same calls, as with the monitor itself. Throws what arrive() throws.
+[[nodiscard]] std::optional<PatArrival> pat_arrival(Collective collective);
+
+/// The functions of pat.h by C++ name (PAT_Init is pat::init, PAT_UseAlgFor is pat::use_alg).
+namespace pat {
+int init();
+int processing_start();
+int edge(double fraction);
+int processing_end();
+int use_alg(const char* algorithm, std::size_t count, std::size_t element_size);
+int finalize();
+const char* last_error();
+/// Sets the text PAT_LastError() returns and returns `code` (for a library's own PAT_Init).
+int fail(int code, const std::string& text);
+}  // namespace pat
 
 }  // namespace ragged

@@ -40,6 +40,10 @@ void after_init(int provided);
 /// Called by MPI_Finalize before PMPI_Finalize: frees every communicator's state and the keyval.
 void before_finalize();
 
+/// Called by before_finalize: stops the PAT monitor if the program did not (PAT_Finalize) and
+/// frees its communicator (pat.cpp).
+void pat_before_finalize();
+
 /// Whether MPI_Init and MPI_Init_thread ask MPI for MPI_THREAD_MULTIPLE (yes unless
 /// RAGGED_PMPI_THREAD_MULTIPLE=0).
 [[nodiscard]] bool raise_thread_level();

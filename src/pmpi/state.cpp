@@ -15,6 +15,7 @@
 #include <fstream>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "pmpi.hpp"
+#include "ragged/arrival.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/selection.hpp"
 #include "site_prediction.hpp"
@@ -230,6 +232,7 @@ void before_finalize() {
   if (keyval == MPI_KEYVAL_INVALID) return;
   // The arrival monitors first, all of them in the order they were made (their agents talk to
   // each other until every one is told to stop), then the states.
+  pat_before_finalize();  // the program's PAT monitor, if it did not stop it
   prediction::finalize_all();
   // Communicators the program did not free: their delete callbacks run now, while MPI works.
   for (CommAttribute* state : states) PMPI_Comm_delete_attr(state->user, keyval);
@@ -320,6 +323,12 @@ Route route(Collective collective) {
       report::note_route(report::Mode::native, "native (the ranks' settings differ)");
     return Route::native;
   }
+  // The program named this collective's algorithm with PAT_UseAlg (pat.cpp): ragged runs it.
+  if (pat_plans(collective)) [[unlikely]] {
+    if (report::enabled()) [[unlikely]]
+      report::note_route(report::Mode::named, "PAT_UseAlg");
+    return Route::ragged;
+  }
   // Dispatch's reading of the environment (once per process), not one of our own.
   const Environment& env = ragged::environment();
   if (const std::string& name = env.forced_for(collective); !name.empty()) {
@@ -379,11 +388,29 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
     // arrival runtime tracks, the call's snapshot first, which `auto` then reads. Then dispatch's
     // selector, once: the call carries its result (options_.selection) and dispatch runs it. All
     // of it is the same on every rank: the environment, the site and the snapshot are shared.
-    const Requested requested = resolve_request(info, {});
+    // After a computation phase the program reported with PAT_* (pat.cpp), a call on
+    // MPI_COMM_WORLD of the collective PAT_UseAlg named runs that algorithm with the monitor's
+    // snapshot, on the monitor's communicator. Every rank decides alike: the PAT calls are the
+    // program's, the same on every rank.
+    // Its other calls there run the algorithm without a snapshot.
+    std::optional<PatArrival> pat;
+    if (state_.user == MPI_COMM_WORLD && pat_plans(collective_)) pat = pat_arrival(collective_);
+    if (pat && pat->snapshot) {
+      options_.hints.set(std::move(pat->snapshot));
+      site_comm_ = pat->comm;
+    }
+    const Requested requested =
+        pat ? Requested{pat->call.algorithm, "PAT_UseAlg"} : resolve_request(info, std::string_view{});
+    // Routed here only because PAT_UseAlg named the collective (route()): on another
+    // communicator, nothing set still means the MPI library's.
+    if (!pat && requested.source == "auto" && pat_plans(collective_) && ragged::environment().rules_file.empty() &&
+        ragged::environment().forced_for(collective_).empty()) {
+      return false;
+    }
     // An arrival-aware algorithm named by the environment or the rules file gets no prediction:
     // a site's monitor prepares the one algorithm its ranks announced, and a program (or the
     // rules file) may name another at the next call of the site. It says so, once.
-    if (requested.name != "auto" && requested.name != "native" && size() > 1 &&
+    if (!pat && requested.name != "auto" && requested.name != "native" && size() > 1 &&
         Registry::instance().contains(collective_, requested.name) &&
         Registry::instance().find(collective_, requested.name).restrictions.needs_arrival) {
       say_once("no prediction for " + requested.name,
@@ -392,7 +419,7 @@ bool Call::selects_ragged(std::size_t bytes, bool commutative) {
                    " runs without a prediction, as its regular form; RAGGED_" +
                    environment_variable(collective_).substr(7) + "=auto chooses it when arrivals are imbalanced");
     }
-    if (requested.name == "auto" && size() > 1 && prediction::applies(collective_)) {
+    if (!pat && requested.name == "auto" && size() > 1 && prediction::applies(collective_)) {
       auto snapshot = prediction::at_call(state_, collective_, bytes, site_comm_);
       auto spread = prediction::spread(state_, collective_, bytes);
       if (snapshot) options_.hints.set(std::move(snapshot));

@@ -1,8 +1,8 @@
 /* Listing 4 of Proficz 2021 (J. Proficz, process-arrival-pattern aware allgather, ACM TACO 18(4)
  * 2021) as a plain MPI program: the mini-benchmark that measures an allgather's average elapsed
- * time (avgET, written e-bar) under a random process arrival pattern. Only <mpi.h>: no ragged
- * header and none of the listing's PAT_* calls (lines 15-16, 22, 24, 26), so the same binary runs
- * with the MPI library alone or under libragged_pmpi.so (docs/pmpi.md):
+ * time (avgET, written e-bar) under a random process arrival pattern. Built plain, only <mpi.h>:
+ * no ragged header and none of the listing's PAT_* calls (lines 15-16, 22, 24, 26), so the same
+ * binary runs with the MPI library alone or under libragged_pmpi.so (docs/pmpi.md):
  *
  *   mpirun -n 8 ./listing4                                       # the MPI library's allgather
  *   mpirun -n 8 -x LD_PRELOAD=.../libragged_pmpi.so -x RAGGED_ALLGATHER=ring ./listing4
@@ -20,13 +20,36 @@
  * two MPI_Barrier; usleep(halfTime) twice (the emulated computation, whose middle is the
  * listing's PAT_Edge(50%)); MPI_Allgather timed with MPI_Wtime; the result checked; the elapsed
  * times summed over the ranks with MPI_Allreduce. avgET = sumET / (P * itNo), printed by rank 0.
- * The exit status is non-zero when a result was wrong. */
+ * The exit status is non-zero when a result was wrong.
+ *
+ * Built with -DRAGGED_LISTING4_PAT and linked with libragged_pmpi.so (target
+ * ragged_example_listing4_pat, build/tools/examples/listing4_pat), it makes the listing's PAT_*
+ * calls too (include/ragged/pat.h): PAT_Init and PAT_UseAlg(-a algorithm, default bdr) after
+ * MPI_Init, PAT_ProcessingStart, PAT_Edge(0.5) and PAT_ProcessingEnd around the computation,
+ * PAT_Finalize before MPI_Finalize; the library then runs that algorithm with the arrival
+ * snapshot of PAT's monitor. It also fails when any allgather ran another algorithm
+ * (ragged_pmpi_last_algorithm). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifdef RAGGED_LISTING4_PAT
+#include "ragged/pat.h"
+const char* ragged_pmpi_last_algorithm(void); /* libragged_pmpi.so: what ran the last collective */
+/* A PAT_* call that fails ends the job, saying why. */
+static void pat_check(int code, const char* call) {
+  if (code == PAT_SUCCESS) return;
+  fprintf(stderr, "listing4: %s failed (%d): %s\n", call, code, PAT_LastError());
+  MPI_Abort(MPI_COMM_WORLD, 4);
+}
+#define PAT(call) pat_check(call, #call)
+#else
+#define PAT(call) ((void)0)
+#endif
 
 /* splitmix64: the random delays and data of (seed, rank, iteration, index), so that every rank
  * can compute every other rank's block to check the allgather. */
@@ -62,8 +85,9 @@ int main(int argc, char** argv) {
   double max_delay_ms = 100;
   double base_ms = 100;
   unsigned long long seed = 1;
+  const char* pat_algorithm = "bdr"; /* -a: PAT_UseAlg's algorithm (the PAT build) */
   int opt;
-  while ((opt = getopt(argc, argv, "n:i:d:b:s:")) != -1) {
+  while ((opt = getopt(argc, argv, "n:i:d:b:s:a:")) != -1) {
     switch (opt) {
       case 'n':
         total = atol(optarg);
@@ -80,13 +104,19 @@ int main(int argc, char** argv) {
       case 's':
         seed = strtoull(optarg, NULL, 10);
         break;
+      case 'a':
+        pat_algorithm = optarg;
+        break;
       default:
-        fprintf(stderr, "usage: %s [-n N] [-i itNo] [-d maxDelay ms] [-b base ms] [-s seed]\n", argv[0]);
+        fprintf(stderr, "usage: %s [-n N] [-i itNo] [-d maxDelay ms] [-b base ms] [-s seed] [-a algorithm]\n", argv[0]);
         return 2;
     }
   }
 
   MPI_Init(&argc, &argv);
+  PAT(PAT_Init());
+  PAT(PAT_UseAlg(pat_algorithm));
+  (void)pat_algorithm;
   int rank = 0;
   int procs = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -98,17 +128,30 @@ int main(int argc, char** argv) {
 
   double sum_et = 0; /* sumET: elapsed times summed over ranks and iterations */
   long wrong = 0;
+#ifdef RAGGED_LISTING4_PAT
+  long other_algorithm = 0; /* allgathers that did not run pat_algorithm */
+#endif
   for (int it = 0; it < iterations; ++it) {
     for (long j = 0; j < n; ++j) data[j] = datum(seed, rank, it, j); /* generateRandomData(N/P) */
     const double delay_ms = max_delay_ms * (double)(draw(seed, rank, it, 0) >> 11) / 9007199254740992.0;
     const double half_us = (base_ms + delay_ms / 2) * 1e3; /* halfTime = 100 ms + random(0..maxDelay)/2 */
     MPI_Barrier(MPI_COMM_WORLD);                           /* double barrier for synchronization */
     MPI_Barrier(MPI_COMM_WORLD);
-    pause_us(half_us); /* PAT_ProcessingStart(); usleep(halfTime) */
-    pause_us(half_us); /* PAT_Edge(50%); usleep(halfTime); PAT_ProcessingEnd() */
+    PAT(PAT_ProcessingStart());
+    pause_us(half_us); /* usleep(halfTime) */
+    PAT(PAT_Edge(0.5));
+    pause_us(half_us); /* usleep(halfTime) */
+    PAT(PAT_ProcessingEnd());
     const double start = MPI_Wtime();
     MPI_Allgather(data, (int)n, MPI_FLOAT, gathered, (int)n, MPI_FLOAT, MPI_COMM_WORLD); /* makeOperation */
     const double end = MPI_Wtime();
+#ifdef RAGGED_LISTING4_PAT
+    if (procs > 1 && strcmp(ragged_pmpi_last_algorithm(), pat_algorithm) != 0) {
+      if (other_algorithm++ == 0)
+        fprintf(stderr, "listing4: rank %d: iteration %d's MPI_Allgather ran %s, not %s\n", rank, it,
+                ragged_pmpi_last_algorithm(), pat_algorithm);
+    }
+#endif
     for (int r = 0; r < procs; ++r) { /* checkCorrectness(data) */
       for (long j = 0; j < n; ++j) {
         if (gathered[(long)r * n + j] != datum(seed, r, it, j)) ++wrong;
@@ -121,16 +164,22 @@ int main(int argc, char** argv) {
   }
   long all_wrong = 0;
   MPI_Allreduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  long all_other = 0;
+#ifdef RAGGED_LISTING4_PAT
+  MPI_Allreduce(&other_algorithm, &all_other, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+#endif
   if (rank == 0) {
     const char* algorithm = getenv("RAGGED_ALLGATHER");
     printf("listing4: P=%d N=%ld floats (%ld per rank) itNo=%d maxDelay=%g ms base=%g ms RAGGED_ALLGATHER=%s\n", procs,
            n * procs, n, iterations, max_delay_ms, base_ms, algorithm != NULL ? algorithm : "(unset)");
     printf("avgET = %.3f ms (the MPI_Allgather's elapsed time, mean over %d ranks and %d iterations)%s\n",
            sum_et / ((double)procs * iterations) * 1e3, procs, iterations, all_wrong == 0 ? "" : " WRONG RESULTS");
+    if (all_other != 0) printf("listing4: %ld allgathers (over all ranks) did not run %s\n", all_other, pat_algorithm);
     fflush(stdout);
   }
   free(data);
   free(gathered);
+  PAT(PAT_Finalize());
   MPI_Finalize();
-  return all_wrong == 0 ? 0 : 1;
+  return all_wrong == 0 && all_other == 0 ? 0 : 1;
 }

@@ -1,7 +1,10 @@
-// The C API of pat.h over one process-global Monitor.
+// The C API of pat.h over one process-global Monitor: its functions by C++ name (ragged::pat), which
+// pat_c_symbols.cpp (the static library) and libragged_pmpi.so (src/pmpi/pat.cpp) export as PAT_*.
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,6 +23,10 @@ struct Global {
   MonitorOptions options;
   std::unique_ptr<Monitor> monitor;
   std::string last_error;
+  std::optional<PlannedCall> planned;  ///< the last PAT_UseAlg's call
+  bool phase = false;                  ///< a computation phase began since the last pat_arrival
+  /// The collective of `planned` + 1 while the monitor runs, 0 otherwise (pat_plans, lock-free).
+  std::atomic<int> plans{0};
 };
 
 Global& global() {
@@ -93,6 +100,9 @@ int use(const char* algorithm, std::size_t count, std::size_t element_size) {
     call.count = count * element_size;
     call.type = DataType::byte;
     m.use(call);
+    std::lock_guard<std::mutex> lock(global().mutex);
+    global().planned = call;
+    global().plans.store(static_cast<int>(call.collective) + 1, std::memory_order_release);
   });
 }
 
@@ -106,18 +116,43 @@ void pat_bind(Comm& comm, MonitorOptions options) {
   g.options = std::move(options);
 }
 
+void pat_unbind() {
+  Global& g = global();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  if (g.monitor) throw InvalidArgument("comm", "pat_unbind() while the PAT monitor runs (call PAT_Finalize first)");
+  g.comm = nullptr;
+}
+
 Monitor* pat_monitor() {
   Global& g = global();
   std::lock_guard<std::mutex> lock(g.mutex);
   return g.monitor.get();
 }
 
-}  // namespace ragged
+bool pat_plans(Collective collective) noexcept {
+  return global().plans.load(std::memory_order_acquire) == static_cast<int>(collective) + 1;
+}
 
-extern "C" {
+std::optional<PatArrival> pat_arrival(Collective collective) {
+  Global& g = global();
+  PatArrival out;
+  Monitor* monitor = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g.mutex);
+    if (!g.monitor || !g.planned || g.planned->collective != collective) return std::nullopt;
+    out.call = *g.planned;
+    if (!g.phase) return out;  // no phase since the last call: no snapshot
+    g.phase = false;
+    out.comm = g.comm;
+    monitor = g.monitor.get();
+  }
+  out.snapshot = monitor->arrive();
+  return out;
+}
 
-int PAT_Init(void) {
-  using namespace ragged;
+namespace pat {
+
+int init() {
   Global& g = global();
   Comm* comm = nullptr;
   MonitorOptions options;
@@ -147,26 +182,31 @@ int PAT_Init(void) {
   }
 }
 
-int PAT_ProcessingStart(void) {
-  return ragged::with_monitor([](ragged::Monitor& m) { m.processing_start(); });
+int processing_start() {
+  return with_monitor([](Monitor& m) {
+    m.processing_start();
+    std::lock_guard<std::mutex> lock(global().mutex);
+    global().phase = true;
+  });
 }
 
-int PAT_Edge(double fraction) {
-  return ragged::with_monitor([fraction](ragged::Monitor& m) { m.edge(fraction); });
+int edge(double fraction) {
+  return with_monitor([fraction](Monitor& m) { m.edge(fraction); });
 }
 
-int PAT_ProcessingEnd(void) {
-  return ragged::with_monitor([](ragged::Monitor& m) { m.processing_end(); });
+int processing_end() {
+  return with_monitor([](Monitor& m) {
+    m.processing_end();
+    std::lock_guard<std::mutex> lock(global().mutex);
+    global().phase = true;
+  });
 }
 
-int PAT_UseAlg(const char* algorithm) { return ragged::use(algorithm, 0, 0); }
-
-int PAT_UseAlgFor(const char* algorithm, size_t count, size_t element_size) {
-  return ragged::use(algorithm, count, element_size);
+int use_alg(const char* algorithm, std::size_t count, std::size_t element_size) {
+  return use(algorithm, count, element_size);
 }
 
-int PAT_Finalize(void) {
-  using namespace ragged;
+int finalize() {
   Global& g = global();
   {
     std::lock_guard<std::mutex> lock(g.mutex);
@@ -175,23 +215,37 @@ int PAT_Finalize(void) {
       return PAT_ERR_STATE;
     }
   }
+  const auto stopped = [&g] {
+    g.monitor.reset();
+    g.planned.reset();
+    g.phase = false;
+    g.plans.store(0, std::memory_order_release);
+  };
   try {
     Monitor* m = pat_monitor();
     m->finalize();
     std::lock_guard<std::mutex> lock(g.mutex);
-    g.monitor.reset();
+    stopped();
     return PAT_SUCCESS;
   } catch (const std::exception& e) {
     std::lock_guard<std::mutex> lock(g.mutex);
-    g.monitor.reset();
+    stopped();
     g.last_error = e.what();
     return PAT_ERR_INTERNAL;
   }
 }
 
-const char* PAT_LastError(void) {
+const char* last_error() {
   // The string stays valid until the next PAT_ call of this process.
-  return ragged::global().last_error.c_str();
+  return global().last_error.c_str();
 }
 
-}  // extern "C"
+int fail(int code, const std::string& text) {
+  std::lock_guard<std::mutex> lock(global().mutex);
+  global().last_error = text;
+  return code;
+}
+
+}  // namespace pat
+
+}  // namespace ragged
