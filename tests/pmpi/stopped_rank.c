@@ -5,10 +5,13 @@
  * With `finalize` the victim stops after the last call instead, before MPI_Finalize: with
  * RAGGED_REPORT set the others wait for its records there, and RAGGED_TIMEOUT bounds that too
  * (mpi.pmpi.np3.stopped_rank_finalize).
+ * With `exit` the victim leaves the job (_exit, no MPI_Finalize) where it would have stopped: the
+ * job must end too, through the launcher or RAGGED_TIMEOUT (mpi.pmpi.np3.exited_rank).
  *   mpirun -n P -x RAGGED_ALLGATHER=ring -x RAGGED_TIMEOUT=5 pmpi_stopped_rank [victim, default P-1]
- *          [finalize] */
+ *          [finalize | exit] */
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pmpi_test.h"
 
@@ -18,13 +21,15 @@ int main(int argc, char** argv) {
   PMPI_Comm_size(MPI_COMM_WORLD, &t_size);
   const int victim = argc > 1 ? atoi(argv[1]) : t_size - 1;
   const int at_finalize = argc > 2 && strcmp(argv[2], "finalize") == 0;
+  const int exits = argc > 2 && strcmp(argv[2], "exit") == 0;
   int in[256];
   int* out = t_alloc((size_t)t_size * sizeof in);
   for (int call = 0; call < 4; ++call) {
     for (int i = 0; i < 256; ++i) in[i] = t_rank * 1000 + call * 7 + i;
     if (call == 3 && t_rank == victim && !at_finalize) {
-      fprintf(stderr, "stopped_rank: rank %d stops before call %d\n", t_rank, call);
+      fprintf(stderr, "stopped_rank: rank %d %s before call %d\n", t_rank, exits ? "exits" : "stops", call);
       fflush(stderr);
+      if (exits) _exit(0);
       raise(SIGSTOP);
     }
     MPI_Allgather(in, 256, MPI_INT, out, 256, MPI_INT, MPI_COMM_WORLD);
