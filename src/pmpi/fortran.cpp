@@ -157,6 +157,18 @@ RAGGED_FORTRAN_ALIASES(mpi_barrier, MPI_BARRIER, (MPI_Fint*, MPI_Fint*))
 RAGGED_PMPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { *ierr = MPI_Finalize(); }
 RAGGED_FORTRAN_ALIASES(mpi_finalize, MPI_FINALIZE, (MPI_Fint*))
 
+// MPI_INIT and MPI_INIT_THREAD: Open MPI's own call PMPI_Init (with no arguments), which would
+// skip the library's MPI_Init: the thread level it asks for, the ranks' agreement on their
+// RAGGED_* settings, RAGGED_REPORT's first clock offsets. The C entry points do all of it.
+RAGGED_PMPI_EXPORT void mpi_init_(MPI_Fint* ierr) { *ierr = MPI_Init(nullptr, nullptr); }
+RAGGED_FORTRAN_ALIASES(mpi_init, MPI_INIT, (MPI_Fint*))
+RAGGED_PMPI_EXPORT void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  int granted = MPI_THREAD_SINGLE;
+  *ierr = MPI_Init_thread(nullptr, nullptr, static_cast<int>(*required), &granted);
+  *provided = static_cast<MPI_Fint>(granted);
+}
+RAGGED_FORTRAN_ALIASES(mpi_init_thread, MPI_INIT_THREAD, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
 }  // extern "C"
 
 #elif defined(MPICH)
