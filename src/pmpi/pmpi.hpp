@@ -64,8 +64,8 @@ void pat_before_finalize();
 /// Called by MPI_Init and MPI_Init_thread after after_init(): the ranks of MPI_COMM_WORLD compare
 /// a digest of their RAGGED_* settings and rules file (one allgather of 8 bytes). If any rank's
 /// differs, every rank says so and every collective runs natively: ranks that select different
-/// algorithms for one call would hang. (A Fortran program's MPI_INIT does not come through the
-/// library: it is not checked.)
+/// algorithms for one call would hang. (A Fortran program's MPI_INIT comes here too:
+/// fortran.cpp.)
 void agree_on_settings();
 /// Whether agree_on_settings() found ranks whose settings differ.
 [[nodiscard]] bool settings_differ();
