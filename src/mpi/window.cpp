@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "ragged/selection.hpp"
 
 namespace ragged::mpi::detail {
 
@@ -209,8 +210,9 @@ std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifi
   // 4.1 over TCP under MPI_THREAD_MULTIPLE has no one-sided component) or where RMA windows of
   // Open MPI before 5.0 may alias another communicator's (rma_may_alias; every rank of `comm`
   // alike).
-  const char* env = std::getenv("RAGGED_WINDOW");
-  const std::string mode = env == nullptr || *env == '\0' ? "auto" : env;
+  // Read with the other settings (once per process, compared across ranks by the PMPI library).
+  const std::string* env = environment().find("RAGGED_WINDOW");
+  const std::string mode = env == nullptr || env->empty() ? "auto" : *env;
   if (mode != "auto" && mode != "rma" && mode != "emulated") {
     throw InvalidArgument("RAGGED_WINDOW", "'" + mode + "' is not a window kind (expected auto, rma or emulated)");
   }

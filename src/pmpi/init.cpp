@@ -72,8 +72,19 @@ RAGGED_PMPI_EXPORT long ragged_pmpi_live_comms(void) { return pmpi::live_states(
 /// declines through selection; the tests prove there is never a second).
 RAGGED_PMPI_EXPORT unsigned long long ragged_pmpi_selections(void) { return ragged::selections(); }
 
-/// The library reads RAGGED_<COLLECTIVE> and RAGGED_TUNING_FILE once, at the first collective; a
-/// program that changes them later calls this (docs/pmpi.md).
-RAGGED_PMPI_EXPORT void ragged_pmpi_reread_environment(void) { ragged::reread_environment(); }
+/// The library takes its RAGGED_* settings at MPI_Init, where the ranks compare them; a program
+/// that changes them later calls this on every rank of MPI_COMM_WORLD (it is collective there):
+/// the settings are read again and compared again (docs/pmpi.md).
+RAGGED_PMPI_EXPORT void ragged_pmpi_reread_environment(void) {
+  int initialized = 0;
+  int finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized == 0 || finalized != 0) {
+    ragged::reread_environment();
+    return;
+  }
+  pmpi::agree_on_settings("ragged_pmpi_reread_environment");  // reads the environment again, then compares
+}
 
 }  // extern "C"

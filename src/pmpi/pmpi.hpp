@@ -61,12 +61,14 @@ void pat_before_finalize();
 /// (0, 86400]: said once, and no timeout.
 [[nodiscard]] Timeout call_timeout();
 
-/// Called by MPI_Init and MPI_Init_thread after after_init(): the ranks of MPI_COMM_WORLD compare
-/// a digest of their RAGGED_* settings and rules file (one allgather of 8 bytes). If any rank's
-/// differs, every rank says so and every collective runs natively: ranks that select different
-/// algorithms for one call would hang. (A Fortran program's MPI_INIT comes here too:
-/// fortran.cpp.)
-void agree_on_settings();
+/// Called by MPI_Init and MPI_Init_thread after after_init(), and by
+/// ragged_pmpi_reread_environment(): takes the settings snapshot that selection reads until the
+/// next reread (what setenv changes later has no effect before it), and the ranks of
+/// MPI_COMM_WORLD compare a digest of it and of the rules file (one allgather of 8 bytes, bounded
+/// by RAGGED_TIMEOUT). If any rank's differs, every rank says so and every collective runs
+/// natively until a reread finds them alike: ranks that select different algorithms for one call
+/// would hang. (A Fortran program's MPI_INIT comes here too: fortran.cpp.)
+void agree_on_settings(const char* caller = "MPI_Init");
 /// Whether agree_on_settings() found ranks whose settings differ.
 [[nodiscard]] bool settings_differ();
 

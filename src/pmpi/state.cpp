@@ -20,6 +20,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -112,25 +113,17 @@ void mix(std::uint64_t& h, std::string_view text) {
   h *= 1099511628211ULL;
 }
 
-/// A digest of what selection reads from this process's environment: every RAGGED_* variable
-/// (but the rank-local ones), sorted, and the rules file's content, or its failure.
-std::uint64_t settings_digest(std::string& shown) {
-  std::vector<std::string> settings;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    const std::string_view text(*entry);
-    const std::size_t equals = text.find('=');
-    if (text.substr(0, 7) != "RAGGED_" || equals == std::string_view::npos || rank_local(text.substr(0, equals))) {
-      continue;
-    }
-    settings.emplace_back(text);
-  }
-  std::sort(settings.begin(), settings.end());
+/// A digest of what selection reads: every RAGGED_* variable of the settings snapshot `env` (but
+/// the rank-local ones), in name order, and the rules file's content, or its failure.
+std::uint64_t settings_digest(const Environment& env, std::string& shown) {
   std::uint64_t h = 1469598103934665603ULL;
-  for (const std::string& setting : settings) {
+  for (const auto& [name, value] : env.all) {  // a std::map: sorted by name
+    if (rank_local(name)) continue;
+    const std::string setting = name + "=" + value;
     mix(h, setting);
     shown += (shown.empty() ? "" : " ") + setting;
   }
-  if (const char* file = std::getenv("RAGGED_TUNING_FILE"); file != nullptr && *file != '\0') {
+  if (const std::string& file = env.rules_file; !file.empty()) {
     if (const ConfigError* error = rules_file_error(file); error != nullptr) {
       mix(h, std::string("rules file failed: ") + error->what());
       shown += std::string(shown.empty() ? "" : " ") + "RAGGED_TUNING_FILE (cannot be used)";
@@ -147,23 +140,47 @@ std::uint64_t settings_digest(std::string& shown) {
 
 }  // namespace
 
-void agree_on_settings() {
+void agree_on_settings(const char* caller) {
+  // The settings snapshot every collective selects from, taken now: what a rank sets with setenv
+  // later changes nothing until every rank calls ragged_pmpi_reread_environment(), which
+  // compares again.
+  ragged::reread_environment();
   Globals& g = globals();
   int size = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size < 2) return;
   std::string shown;
-  const std::uint64_t mine = settings_digest(shown);
+  const std::uint64_t mine = settings_digest(ragged::environment(), shown);
   std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
   std::uint64_t sent = mine;
-  if (PMPI_Allgather(&sent, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD) != MPI_SUCCESS) return;
+  MPI_Request request = MPI_REQUEST_NULL;
+  if (PMPI_Iallgather(&sent, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD, &request) != MPI_SUCCESS) {
+    return;
+  }
+  if (const Timeout limit = call_timeout(); !limit) {
+    PMPI_Wait(&request, MPI_STATUS_IGNORE);
+  } else {  // RAGGED_TIMEOUT bounds it too: a rank that never comes must not hang the others
+    const double deadline = PMPI_Wtime() + *limit;
+    for (int done = 0; done == 0;) {
+      PMPI_Test(&request, &done, MPI_STATUS_IGNORE);
+      if (done == 0 && PMPI_Wtime() > deadline) {
+        const std::string what =
+            "RAGGED_TIMEOUT ran out: comparing the ranks' RAGGED_* settings: not every rank of "
+            "MPI_COMM_WORLD came within " +
+            std::to_string(*limit) + " s";
+        raise_error(MPI_COMM_WORLD, what.c_str(), caller, MPI_ERR_OTHER);
+        return;  // the request stays: MPI_COMM_WORLD's handler (fatal by default) ended the job
+      }
+      if (done == 0) std::this_thread::yield();
+    }
+  }
   std::string differ;
   for (int r = 1; r < size; ++r) {
     if (all[static_cast<std::size_t>(r)] != all[0]) differ += (differ.empty() ? "" : ", ") + std::to_string(r);
   }
+  g.settings_differ = !differ.empty();
   if (differ.empty()) return;
-  g.settings_differ = true;
-  say_once("settings differ",
+  say_once("settings differ: " + shown,
            "ragged pmpi: the ranks' RAGGED_* settings or rules files differ (rank(s) " + differ +
                " from rank 0; this rank has: " + (shown.empty() ? "none" : shown) +
                "): they could select different algorithms and hang, so every collective runs natively");

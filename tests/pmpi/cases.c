@@ -433,11 +433,11 @@ static void test_transport_error(void) {
   PMPI_Comm_split(MPI_COMM_WORLD, t_rank < 2 ? 0 : MPI_UNDEFINED, t_rank, &pair_comm);
   int code = MPI_SUCCESS;
   int handled = MPI_SUCCESS;
+  t_force("bcast", "linear"); /* every rank: a reread is collective over MPI_COMM_WORLD */
   if (pair_comm != MPI_COMM_NULL) {
     MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
     PMPI_Comm_create_errhandler(record_error, &handler);
     PMPI_Comm_set_errhandler(pair_comm, handler);
-    t_force("bcast", "linear");
     int buf[10] = {0};
     g_handled = MPI_SUCCESS;
 #if defined(MPICH)
@@ -452,10 +452,10 @@ static void test_transport_error(void) {
 #if defined(MPICH)
     PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 #endif
-    t_force("bcast", NULL);
     PMPI_Errhandler_free(&handler);
     PMPI_Comm_free(&pair_comm);
   }
+  t_force("bcast", NULL);
   const int ok = t_rank == 1 ? code == MPI_ERR_TRUNCATE && handled == MPI_ERR_TRUNCATE
                              : code == MPI_SUCCESS && handled == MPI_SUCCESS;
   t_check(ok, "a truncated message inside ragged: class %d, handler saw %d", code, handled);
@@ -598,6 +598,38 @@ static void test_one_selection_per_call(void) {
   free(got);
 }
 
+/* Settings a program changes with setenv after MPI_Init: the library took its snapshot at MPI_Init
+ * (where the ranks compared it), so one rank's setenv changes nothing until every rank asks for a
+ * reread, which compares again: then every collective runs natively while the ranks differ, and
+ * ragged again once they agree. */
+static void test_setenv_after_init(void) {
+  if (t_size < 2) return;
+  int in[N];
+  int* got = t_alloc((size_t)t_size * N * sizeof(int));
+  int* want = t_alloc((size_t)t_size * N * sizeof(int));
+  for (int i = 0; i < N; ++i) in[i] = t_value(t_rank, i, 71);
+  t_force("allgather", "ring");                                     /* every rank, and reread */
+  if (t_rank == t_size - 1) setenv("RAGGED_ALLGATHER", "bruck", 1); /* one rank, no reread */
+  int rc = MPI_Allgather(in, N, MPI_INT, got, N, MPI_INT, MPI_COMM_WORLD);
+  PMPI_Allgather(in, N, MPI_INT, want, N, MPI_INT, MPI_COMM_WORLD);
+  t_check(
+      rc == MPI_SUCCESS && strcmp(t_last(), "ring") == 0 && memcmp(got, want, (size_t)t_size * N * sizeof(int)) == 0,
+      "setenv after MPI_Init on one rank without a reread: still ring (ran %s)", t_last());
+  t_reread(); /* now every rank reads again: the last rank has bruck, the others ring */
+  rc = MPI_Allgather(in, N, MPI_INT, got, N, MPI_INT, MPI_COMM_WORLD);
+  t_check(rc == MPI_SUCCESS && strncmp(t_last(), "native", 6) == 0 &&
+              memcmp(got, want, (size_t)t_size * N * sizeof(int)) == 0,
+          "settings differ after a reread: native (ran %s)", t_last());
+  t_force("allgather", "bruck"); /* every rank alike again */
+  rc = MPI_Allgather(in, N, MPI_INT, got, N, MPI_INT, MPI_COMM_WORLD);
+  t_check(
+      rc == MPI_SUCCESS && strcmp(t_last(), "bruck") == 0 && memcmp(got, want, (size_t)t_size * N * sizeof(int)) == 0,
+      "settings agree again after a reread: bruck (ran %s)", t_last());
+  t_force("allgather", NULL);
+  free(got);
+  free(want);
+}
+
 int main(int argc, char** argv) {
   int provided = -1;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_SINGLE, &provided);
@@ -635,6 +667,7 @@ int main(int argc, char** argv) {
   test_selection();
   test_attributes();
   test_one_selection_per_call();
+  test_setenv_after_init();
 
   PMPI_Type_free(&g_contig);
   PMPI_Type_free(&g_vec2);

@@ -22,8 +22,14 @@ int main(int argc, char** argv) {
   /* "environment": the calls go where the environment sends them (e.g. RAGGED_TUNING_FILE naming
    * a file that cannot be used, which must cost what native costs after its first message). */
   const int from_environment = argc > 3 && strcmp(argv[3], "environment") == 0;
-  if (!from_environment) setenv("RAGGED_ALLGATHER", "native", 1);
   const int loaded = dlsym(RTLD_DEFAULT, "ragged_pmpi_last_algorithm") != NULL;
+  if (!from_environment) {
+    setenv("RAGGED_ALLGATHER", "native", 1);
+    /* The library took its settings at MPI_Init: it reads them again when told, on every rank. */
+    void (*reread)(void) = NULL;
+    *(void**)(&reread) = dlsym(RTLD_DEFAULT, "ragged_pmpi_reread_environment");
+    if (reread != NULL) reread();
+  }
   int thread_level = 0;
   PMPI_Query_thread(&thread_level);
 
