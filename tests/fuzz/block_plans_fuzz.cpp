@@ -2,11 +2,11 @@
 // (plans/rabenseifner_plan.hpp), bcast "pipelined_chain" (plans/pipelined_chain_plan.hpp) and
 // allreduce "pipelined_linear" (plans/pipelined_linear_plan.hpp).
 //
-// NEX, even P: executed on sets for P <= 256: P/2 steps; the peer is a ring neighbour whose
+// NEX, even P: executed on sets for P <= 128: P/2 steps; the peer is a ring neighbour whose
 // peer is the rank; what a rank sends is what its peer expects, in the same place, one block in
 // step 0 (its own) and then two (a pair: the one it received the step before); a rank sends only
 // blocks it holds and never one its peer holds; every rank ends with every block. For even P up
-// to 2^30, one rank: the same agreement with its peer in a few steps, and (P <= 2^16) the pairs
+// to 2^30, one rank: the same agreement with its peer in a few steps, and (P <= 2^14) the pairs
 // it receives after step 0 are every pair but its own, once.
 //
 // Rabenseifner, P up to 2^31 - 1: the binary blocks are P's one bits, largest first, tiling
@@ -102,7 +102,7 @@ void check_nex_rank(int p, int r, FuzzedDataProvider& in) {
   FUZZ_REQUIRE(nex::steps(p) == p / 2, "P/2 steps");
   check_nex_step(r, p, 0);
   for (int i = 0; i < 4; ++i) check_nex_step(r, p, in.ConsumeIntegralInRange<int>(0, p / 2 - 1));
-  if (p > 1 << 16) return;
+  if (p > 1 << 14) return;
   const auto pairs = static_cast<std::size_t>(p / 2);
   std::vector<char> got(pairs, 0);
   got[static_cast<std::size_t>(nex::received_pair(r, p, 0))] = 1;
@@ -386,7 +386,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FuzzedDataProvider in(data, size);
   // NEX
   if (in.ConsumeBool()) {
-    execute_nex(2 * in.ConsumeIntegralInRange<int>(1, 128));
+    execute_nex(2 * in.ConsumeIntegralInRange<int>(1, 64));
   } else {
     const int p = 2 * in.ConsumeIntegralInRange<int>(1, 1 << 29);
     check_nex_rank(p, in.ConsumeIntegralInRange<int>(0, p - 1), in);

@@ -1,5 +1,5 @@
 // Fuzzes the schedule of allreduce "onesided_ring" (plans/onesided_ring_plan.hpp). For P <= 64 and
-// up to 3,000 elements (unless segments much smaller than an element make the streams long) it runs
+// up to 2,000 elements (unless segments much smaller than an element make the streams long) it runs
 // the whole ring on sets of contributing ranks with the algorithm's order of puts and takes and its
 // slot rule (put s waits for the right neighbour's take of s - K, K = 1..16 slots), as
 // tests/unit/onesided_ring_plan_test.cpp does, and checks that it never deadlocks, never overwrites
@@ -196,14 +196,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                              : in.ConsumeIntegralInRange<std::size_t>(1, 64);
   if (in.ConsumeBool()) {
     const int p = in.ConsumeIntegralInRange<int>(1, 64);
-    const std::size_t count = in.ConsumeIntegralInRange<std::size_t>(0, 3000);
+    const std::size_t count = in.ConsumeIntegralInRange<std::size_t>(0, 2000);
     const std::size_t seg = segment_bytes(in);
     const std::size_t slots = in.ConsumeIntegralInRange<std::size_t>(1, 16);
     const std::size_t m = plan::segments_per_chunk(count, p, esize, seg);
     check_arithmetic(count, p, esize, seg, m);
     // A segment smaller than an element leaves most of the m segments empty, and the streams
     // walk all of them: run the ring only where that stays cheap (4 P^2 m visits).
-    if (static_cast<unsigned __int128>(m) * 4 * static_cast<unsigned>(p * p) <= (1U << 23)) {
+    if (static_cast<unsigned __int128>(m) * 4 * static_cast<unsigned>(p * p) <= (1U << 20)) {
       check_streams(count, p, in.ConsumeIntegralInRange<int>(0, p - 1), m);
       execute(count, p, m, slots);
     }
