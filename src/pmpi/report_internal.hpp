@@ -33,6 +33,7 @@
 #include "ragged/comm.hpp"
 #include "ragged/mpi.hpp"
 #include "report.hpp"
+#include "settings.hpp"
 
 namespace ragged::pmpi::report {
 
@@ -40,7 +41,7 @@ using Json = nlohmann::ordered_json;
 using mpi::check;
 
 inline constexpr std::size_t default_cap = 100000;          ///< entry times kept per site (RAGGED_REPORT_CALLS)
-inline constexpr std::size_t max_cap = 10000000;            ///< RAGGED_REPORT_CALLS at most (80 MB a site and rank)
+inline constexpr std::size_t max_cap = max_report_calls;    ///< RAGGED_REPORT_CALLS at most (settings.hpp)
 inline constexpr int clock_rounds = 20;                     ///< ping-pongs per rank and clock measurement
 inline constexpr std::size_t link_probe = 64 * 1024;        ///< measure_link's probe
 inline constexpr int link_rounds = 5;                       ///< measure_link's rounds of the probe

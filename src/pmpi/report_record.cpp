@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <exception>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,6 +13,7 @@
 
 #include "pmpi.hpp"
 #include "report_internal.hpp"
+#include "settings.hpp"
 
 namespace ragged::pmpi::report {
 
@@ -33,14 +35,8 @@ void read_environment() {
   const char* path = std::getenv("RAGGED_REPORT");
   s.path = path != nullptr ? path : "";
   if (const char* cap = std::getenv("RAGGED_REPORT_CALLS"); cap != nullptr && *cap != '\0') {
-    // Digits only (strtoull would take "-1" as 2^64 - 1), 1 to max_cap.
-    const std::string_view text(cap);
-    std::size_t value = 0;
-    bool ok = text.size() <= 9 && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
-    for (char c : text) value = value * 10 + static_cast<std::size_t>(c - '0');
-    ok = ok && value >= 1 && value <= max_cap;
-    if (ok) {
-      s.cap = value;
+    if (const std::optional<std::size_t> value = parse_report_calls(cap, max_cap)) {
+      s.cap = *value;
     } else if (!s.said_cap) {
       s.said_cap = true;
       std::fprintf(stderr,

@@ -18,6 +18,7 @@
 #include "pmpi.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/selection.hpp"
+#include "settings.hpp"
 
 namespace ragged::pmpi::prediction {
 
@@ -85,16 +86,14 @@ double min_omega() {
   const std::string* set = ragged::environment().find("RAGGED_ARRIVAL_MIN_OMEGA");  // read once per process
   const char* value = set != nullptr ? set->c_str() : nullptr;
   if (value == nullptr || *value == '\0') return 1e-3;
-  char* end = nullptr;
-  const double seconds = std::strtod(value, &end);
-  // A finite number of seconds from 0 to an hour (strtod also takes "inf", "nan" and 1e999).
-  if (end == value || *end != '\0' || !(seconds >= 0 && seconds <= 3600)) {
+  const std::optional<double> seconds = parse_min_omega(value);
+  if (!seconds) {
     say_once(std::string("RAGGED_ARRIVAL_MIN_OMEGA=") + value,
              std::string("ragged pmpi: RAGGED_ARRIVAL_MIN_OMEGA='") + value +
                  "' is not a number of seconds from 0 to 3600: the default, 0.001, applies");
     return 1e-3;
   }
-  return seconds;
+  return *seconds;
 }
 
 /// The imbalance `auto` sees in `snapshot`: arrivals before known_at() counted as known_at()

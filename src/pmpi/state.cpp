@@ -28,6 +28,7 @@
 #include "ragged/arrival.hpp"
 #include "ragged/mpi.hpp"
 #include "ragged/selection.hpp"
+#include "settings.hpp"
 #include "site_prediction.hpp"
 
 namespace ragged::pmpi {
@@ -190,9 +191,7 @@ Timeout call_timeout() {
   static const Timeout value = []() -> Timeout {
     const std::string* set = ragged::environment().find("RAGGED_TIMEOUT");  // read once per process
     if (set == nullptr || set->empty()) return {};
-    char* end = nullptr;
-    const double seconds = std::strtod(set->c_str(), &end);
-    if (end != set->c_str() && *end == '\0' && seconds > 0 && seconds <= 86400) return seconds;
+    if (const std::optional<double> seconds = parse_timeout(set->c_str())) return *seconds;
     say_once("RAGGED_TIMEOUT=" + *set,
              "ragged pmpi: RAGGED_TIMEOUT='" + *set +
                  "' is not a number of seconds in (0, 86400]: collectives wait without a timeout");
