@@ -34,6 +34,40 @@ std::size_t agent_wait_any(Comm& comm, std::span<Request> requests, Doorbell& be
   }
 }
 
+Wire received_record(Wire w) {
+  if (!std::isfinite(w.published)) w.published = 0;
+  if (!std::isfinite(w.time)) w.time = w.published;
+  if (w.source > static_cast<std::uint32_t>(ArrivalSource::measured)) {
+    w.source = static_cast<std::uint32_t>(ArrivalSource::estimated);
+  }
+  return w;
+}
+
+EpochRecords combine_records(std::span<const Wire> records, const LinkModel& link, bool balanced_fallback) {
+  const auto procs = static_cast<int>(records.size());
+  EpochRecords e;
+  e.arrivals.resize(records.size());
+  e.sources.resize(records.size());
+  PlanKey agreed = plan_of(records[0]);
+  e.last_published = records[0].published;
+  for (std::size_t r = 0; r < records.size(); ++r) {
+    e.arrivals[r] = records[r].time;
+    e.last_published = std::max(e.last_published, records[r].published);
+    e.sources[r] = static_cast<ArrivalSource>(records[r].source);
+    if (!(plan_of(records[r]) == agreed)) agreed = PlanKey{};
+  }
+  if (!agreed.runnable() || agreed.root < 0 || agreed.root >= procs) agreed = PlanKey{};
+  // A part that is skipped on a balanced pattern (BSLB runs NEX, BSLS serves in the foreground).
+  const Background* part = background_of(agreed.kind);
+  if (part == nullptr) agreed = PlanKey{};
+  if (part != nullptr && part->skip_when_balanced && balanced_fallback &&
+      balanced_pattern(e.arrivals, e.last_published + link.alpha, link, agreed.block_bytes)) {
+    agreed = PlanKey{};
+  }
+  e.agreed = agreed;
+  return e;
+}
+
 namespace {
 
 class Agent final : public BackgroundContext {
@@ -163,13 +197,7 @@ class Agent final : public BackgroundContext {
   }
 
   void store(int rank, Wire w) {
-    // A record comes from the network: times that are not finite count as arriving when
-    // published (or at 0), an unknown source as an estimate.
-    if (!std::isfinite(w.published)) w.published = 0;
-    if (!std::isfinite(w.time)) w.time = w.published;
-    if (w.source > static_cast<std::uint32_t>(ArrivalSource::measured)) {
-      w.source = static_cast<std::uint32_t>(ArrivalSource::estimated);
-    }
+    w = received_record(w);  // a record comes from the network
     auto [it, fresh] = pending_.try_emplace(w.epoch);
     Pending& p = it->second;
     if (fresh) {
@@ -187,24 +215,10 @@ class Agent final : public BackgroundContext {
   }
 
   void complete(std::uint64_t epoch, const Pending& p) {
-    std::vector<double> arrivals(static_cast<std::size_t>(procs_));
-    std::vector<ArrivalSource> sources(static_cast<std::size_t>(procs_));
-    PlanKey agreed = plan_of(p.records[0]);
-    double last_published = p.records[0].published;
-    for (std::size_t r = 0; r < arrivals.size(); ++r) {
-      arrivals[r] = p.records[r].time;
-      last_published = std::max(last_published, p.records[r].published);
-      sources[r] = static_cast<ArrivalSource>(p.records[r].source);
-      if (!(plan_of(p.records[r]) == agreed)) agreed = PlanKey{};
-    }
-    if (!agreed.runnable() || agreed.root < 0 || agreed.root >= procs_) agreed = PlanKey{};
-    // A part that is skipped on a balanced pattern (BSLB runs NEX, BSLS serves in the foreground).
+    EpochRecords e = combine_records(p.records, st_->link, st_->options.balanced_fallback);
+    const PlanKey agreed = e.agreed;
+    const double last_published = e.last_published;
     const Background* part = background_of(agreed.kind);
-    if (part == nullptr) agreed = PlanKey{};
-    if (part != nullptr && part->skip_when_balanced && st_->options.balanced_fallback &&
-        balanced_pattern(arrivals, last_published + st_->link.alpha, st_->link, agreed.block_bytes)) {
-      agreed = PlanKey{};
-    }
     auto slot = std::make_shared<BackgroundSlot>(st_->rt, agreed);
     const std::weak_ptr<Monitor::State> weak = st_;
     slot->doorbell = [weak] {
@@ -218,7 +232,7 @@ class Agent final : public BackgroundContext {
       if (auto s = weak.lock()) s->learned = key;
     };
     auto snapshot =
-        std::make_shared<const ArrivalSnapshot>(std::move(arrivals), st_->link, epoch, std::move(sources),
+        std::make_shared<const ArrivalSnapshot>(std::move(e.arrivals), st_->link, epoch, std::move(e.sources),
                                                 last_published + st_->link.alpha, slot, st_->options.balanced_fallback);
     {
       std::lock_guard<Mutex> lock(*st_->mutex);

@@ -39,6 +39,24 @@ inline PlanKey plan_of(const Wire& w) {
   return PlanKey{static_cast<BackgroundKind>(w.plan_kind), w.plan_bytes, w.plan_root};
 }
 
+/// A record as it came from another agent (or from this process's foreground), made safe to plan
+/// with: times that are not finite count as arriving when published (or at 0), an unknown source
+/// as an estimate; everything else is kept.
+Wire received_record(Wire w);
+
+/// What every process builds from the P records of one epoch (records[r]: rank r's, each through
+/// received_record): the arrivals and sources, the latest publication, and the plan they agreed
+/// on: the one every record names, when it is runnable, its root a rank and its kind a known
+/// background part, and, for a part skipped on a balanced pattern (with `balanced_fallback`),
+/// the pattern is not balanced; otherwise kind none.
+struct EpochRecords {
+  std::vector<double> arrivals;
+  std::vector<ArrivalSource> sources;
+  double last_published = 0;
+  PlanKey agreed;
+};
+EpochRecords combine_records(std::span<const Wire> records, const LinkModel& link, bool balanced_fallback);
+
 /// A send whose buffer lives as long as the request.
 struct PendingSend {
   Wire wire;
