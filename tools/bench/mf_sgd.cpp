@@ -71,6 +71,10 @@ Ratings synthetic(std::uint32_t users, std::uint32_t per_user, int rank, double 
 Ratings load_movielens(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open");
+  return read_movielens(in, path);
+}
+
+Ratings read_movielens(std::istream& in, const std::string& path) {
   Ratings out;
   std::unordered_map<std::uint64_t, std::uint32_t> users;
   std::unordered_map<std::uint64_t, std::uint32_t> items;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ Ratings synthetic(std::uint32_t users, std::uint32_t per_user, int rank, double 
 /// timestamp" with a header line); ids are renumbered densely in order of appearance. Throws
 /// std::runtime_error naming the file and line of a malformed row.
 Ratings load_movielens(const std::string& path);
+/// The same from a stream; `name` stands for the file in the messages and in Ratings::source.
+Ratings read_movielens(std::istream& in, const std::string& name);
 
 /// Factors of every user and item, `rank` each, in one vector (users first): what the workers
 /// average. The global mean of the training ratings is the bias.
