@@ -78,7 +78,8 @@ NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
   const auto fail = [&](std::string_view field, const std::string& why) {
     std::string message = quoted;
     message += ": field '";
-    message.append(field);
+    message.append(field.empty() ? std::string_view("\"\"") : field);  // ",," or "=1": named, not ''
+
     message += "' ";
     message += why;
     message += " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT])";
@@ -150,11 +151,15 @@ NodeLayout NodeLayout::parse(std::string_view text, int procs, const char* argum
     layout = from_list(nodes);
   } else if (text.find('+') != std::string_view::npos) {
     std::vector<int> sizes;
+    long long ranks = 0;
     for (const std::string_view part : split(text, '+')) {
       int n = 0;
       if (!parse_int(part, n) || n < 1) return fail("has a node size that is not a positive integer");
       sizes.push_back(n);
+      ranks += n;
     }
+    // Before building it: "2000000000+1" would take 8 GB.
+    if (ranks != procs) return fail("describes " + std::to_string(ranks) + " ranks, not " + std::to_string(procs));
     layout = from_sizes(sizes);
   } else if (const std::size_t x = text.find('x'); x != std::string_view::npos) {
     int k = 0;

@@ -89,6 +89,19 @@ TEST(NodeLayout, RefusesWhatDoesNotDescribeTheRanks) {
   expect_invalid("a,b", 2);
 }
 
+// Node sizes that add up to more ranks than there are are refused before the layout is built
+// (fuzz.env: "560561616+21616+2" for one rank took 2 GB first, "2000000000+1" would take 8 GB).
+TEST(NodeLayout, RefusesHugeNodeSizesBeforeBuildingThem) {
+  try {
+    (void)NodeLayout::parse("2000000000+2000000000+1", 4);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "RAGGED_LAYOUT");
+    EXPECT_NE(std::string(e.what()).find("describes 4000000001 ranks, not 4"), std::string::npos);
+  }
+  EXPECT_EQ(NodeLayout::parse("1+3", 4), NodeLayout::from_sizes(std::vector<int>{1, 3}));
+}
+
 TEST(NodeLayout, CheckNamesTheArgument) {
   NodeLayout l;
   l.node = {1, 0};  // not numbered in the order of the lowest rank
@@ -146,7 +159,9 @@ TEST(NetworkModelParse, ErrorsNameTheFieldAndTheVariable) {
   EXPECT_NE(message("exchange=0.7:1.5").find("'exchange'"), std::string::npos);
   EXPECT_NE(message("speed=3").find("'speed'"), std::string::npos);
   EXPECT_NE(message("gap").find("'gap'"), std::string::npos);
-  EXPECT_NE(message("gap=1e-6,").find("''"), std::string::npos);
+  // An empty field (a trailing ',', or "=1") is named "" (fuzz.env found field '' naming nothing).
+  EXPECT_NE(message("gap=1e-6,").find("field '\"\"' has no '='"), std::string::npos);
+  EXPECT_NE(message("=1").find("field '\"\"' is not one of"), std::string::npos);
 }
 
 }  // namespace test_node_layout_test
