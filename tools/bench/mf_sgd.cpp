@@ -97,6 +97,18 @@ Ratings read_movielens(std::istream& in, const std::string& path) {
     std::uint64_t item_id = 0;
     double rating = 0;
     try {
+      // Ids of digits only and a plain decimal rating: stoull takes "-1" as 2^64 - 1, and both
+      // skip leading spaces and take a sign; stod also takes hexadecimal.
+      const auto digits = [](const std::string& t) {
+        return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+      };
+      const auto decimal = [](const std::string& t) {
+        return !t.empty() && ((t[0] >= '0' && t[0] <= '9') || t[0] == '.') &&
+               std::all_of(t.begin(), t.end(), [](char c) {
+                 return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+               });
+      };
+      if (!digits(user_text) || !digits(item_text) || !decimal(rating_text)) throw std::invalid_argument("field");
       std::size_t used = 0;
       user_id = std::stoull(user_text, &used);
       if (used != user_text.size()) throw std::invalid_argument("userId");

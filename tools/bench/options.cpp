@@ -39,7 +39,8 @@ std::uint64_t parse_count(const std::string& text, const char* argument, std::ui
   }
   const double n = value * scale;
   if (n != std::floor(n)) throw InvalidArgument(argument, "'" + text + "' is not a whole number");
-  if (n > static_cast<double>(max)) {
+  // Compared as integers: a max near 2^64 is 2^64 as a double, which no uint64_t holds.
+  if (!(n < 0x1p64) || static_cast<std::uint64_t>(n) > max) {
     throw InvalidArgument(argument, "'" + text + "' is more than " + std::to_string(max));
   }
   return static_cast<std::uint64_t>(n);
