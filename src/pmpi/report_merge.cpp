@@ -66,15 +66,26 @@ class Reader {
     return value;
   }
   std::string text() {
-    std::string out(get<std::uint64_t>(), '\0');
+    std::string out(count(1), '\0');
     take(out.data(), out.size());
     return out;
   }
   template <class T>
   std::vector<T> all() {
-    std::vector<T> out(get<std::uint64_t>());
+    std::vector<T> out(count(sizeof(T)));
     take(out.data(), out.size() * sizeof(T));
     return out;
+  }
+  /// A count of things of at least `each` bytes, checked against the bytes left before anything
+  /// is allocated for them (the bytes come from another rank).
+  std::size_t count(std::size_t each) {
+    const auto n = get<std::uint64_t>();
+    if (n > (bytes_.size() - at_) / each) throw Error("ragged pmpi report: truncated records");
+    return static_cast<std::size_t>(n);
+  }
+  /// Throws unless every byte was read (bytes past the records mean the stream is not one).
+  void end() const {
+    if (at_ != bytes_.size()) throw Error("ragged pmpi report: bytes past the records");
   }
 
  private:
@@ -168,7 +179,11 @@ void merge(Merge& m, const std::vector<std::byte>& bytes) {
     const std::vector<int> world_ranks = r.all<int>();
     const auto sites = r.get<std::uint64_t>();
     for (std::uint64_t k = 0; k < sites; ++k) {
-      const auto kind = static_cast<Kind>(r.get<std::uint8_t>());
+      const auto kind_code = r.get<std::uint8_t>();
+      if (kind_code >= kind_names.size()) {
+        throw Error("ragged pmpi report: unknown collective " + std::to_string(kind_code) + " in the records");
+      }
+      const auto kind = static_cast<Kind>(kind_code);
       const auto bytes_key = r.get<long long>();
       const int root = r.get<int>();
       RankStat stat;
@@ -178,9 +193,13 @@ void merge(Merge& m, const std::vector<std::byte>& bytes) {
       const auto contributed = r.get<std::uint64_t>();
       stat.wait_sum = r.get<double>();
       stat.wait_max = r.get<double>();
-      std::vector<Outcome> outcomes(r.get<std::uint64_t>());
+      std::vector<Outcome> outcomes(r.count(1 + 3 * sizeof(std::uint64_t)));  // mode, 2 lengths, calls
       for (Outcome& o : outcomes) {
-        o.mode = static_cast<Mode>(r.get<std::uint8_t>());
+        const auto mode = r.get<std::uint8_t>();
+        if (mode > static_cast<std::uint8_t>(Mode::rules)) {
+          throw Error("ragged pmpi report: unknown routing mode " + std::to_string(mode) + " in the records");
+        }
+        o.mode = static_cast<Mode>(mode);
         o.requested = r.text();
         o.ran = r.text();
         o.calls = r.get<std::uint64_t>();
@@ -226,6 +245,7 @@ void merge(Merge& m, const std::vector<std::byte>& bytes) {
       g.ranks.push_back(stat);
     }
   }
+  r.end();
 }
 
 namespace {
