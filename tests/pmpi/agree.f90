@@ -26,6 +26,7 @@ program pmpi_agree
     end do
   end do
   if (wrong /= 0) write (0, '(a,i0,a,i0,a)') 'rank ', rank, ': WRONG: ', wrong, ' elements'
+  deallocate (all)  ! a program's end does not free it: LeakSanitizer would say so
   call MPI_FINALIZE(ierr)
   if (wrong /= 0) stop 1
 end program pmpi_agree
