@@ -16,18 +16,18 @@
 // empty vector.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fuzz_check.hpp"
 #include "plans/onesided_ring_plan.hpp"
 #include "plans/ring_plan.hpp"
+#include "support/onesided_ring_exec.hpp"
 
 namespace plan = ragged::plans::onesided_ring;
 namespace ring = ragged::plans::ring;
 
 namespace {
-
-using Mask = std::uint64_t;  // the ranks whose contribution an element holds (P <= 64)
 
 bool same(const plan::Piece& a, const plan::Piece& b) {
   return a.step == b.step && a.chunk == b.chunk && a.offset == b.offset && a.count == b.count;
@@ -100,79 +100,10 @@ void check_streams(std::size_t count, int p, int r, std::size_t m) {
   }
 }
 
-/// Runs the ring on masks (tests/unit/onesided_ring_plan_test.cpp): every rank puts while
-/// put_before_take allows and the slot rule lets it, and takes otherwise.
+/// Runs the ring on masks (tests/support/onesided_ring_exec.hpp, as the unit test does).
 void execute(std::size_t count, int p, std::size_t m, std::size_t slots) {
-  const std::size_t slot_elems = plan::slot_elements(count, p, m);
-  struct Rank {
-    std::vector<Mask> data;
-    std::vector<plan::Piece> sends, recvs;
-    std::size_t first = 0;
-    std::size_t next_put = 0, next_take = 0;
-    std::vector<std::vector<Mask>> slot;  // what the left neighbour put, by slot
-    std::vector<long long> landed;        // piece number in each slot, -1 when free
-  };
-  std::vector<Rank> ranks(static_cast<std::size_t>(p));
-  for (int r = 0; r < p; ++r) {
-    Rank& me = ranks[static_cast<std::size_t>(r)];
-    me.data.assign(count, Mask{1} << r);
-    me.sends = plan::send_stream(count, p, r, m);
-    me.recvs = plan::recv_stream(count, p, r, m);
-    me.first = plan::first_step_pieces(me.sends);
-    me.slot.assign(slots, std::vector<Mask>(slot_elems));
-    me.landed.assign(slots, -1);
-  }
-  const Mask all = p == 64 ? ~Mask{0} : (Mask{1} << p) - 1;
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int r = 0; r < p; ++r) {
-      Rank& me = ranks[static_cast<std::size_t>(r)];
-      Rank& right = ranks[static_cast<std::size_t>(ring::right(r, p))];
-      Rank& left = ranks[static_cast<std::size_t>(ring::left(r, p))];
-      const bool takes_left = me.next_take < me.recvs.size();
-      const bool put_now = me.next_put < me.sends.size() &&
-                           (!takes_left || plan::put_before_take(me.next_put, me.next_take, me.first, slots));
-      if (put_now) {
-        const std::size_t s = me.next_put;
-        if (s >= slots && right.next_take <= s - slots) continue;  // the slot rule
-        FUZZ_REQUIRE(right.landed[s % slots] == -1, "a put never overwrites an untaken piece");
-        const plan::Piece& piece = me.sends[s];
-        FUZZ_REQUIRE(piece.count <= slot_elems, "a piece fits its slot");
-        if (!piece.reduces(p)) {
-          for (std::size_t i = 0; i < piece.count; ++i) {
-            FUZZ_REQUIRE(me.data[piece.offset + i] == all, "the allgather puts only complete elements");
-          }
-        }
-        for (std::size_t i = 0; i < piece.count; ++i) right.slot[s % slots][i] = me.data[piece.offset + i];
-        right.landed[s % slots] = static_cast<long long>(s);
-        ++me.next_put;
-        progress = true;
-      } else if (takes_left) {
-        const std::size_t q = me.next_take;
-        if (left.next_put <= q) continue;  // not put yet
-        FUZZ_REQUIRE(me.landed[q % slots] == static_cast<long long>(q), "the slot holds the piece taken");
-        const plan::Piece& piece = me.recvs[q];
-        for (std::size_t i = 0; i < piece.count; ++i) {
-          const Mask got = me.slot[q % slots][i];
-          Mask& mine = me.data[piece.offset + i];
-          if (piece.reduces(p)) {
-            FUZZ_REQUIRE((got & mine) == 0, "no contribution is reduced twice");
-            mine |= got;
-          } else {
-            FUZZ_REQUIRE(got == all, "the allgather brings complete elements");
-            mine = got;
-          }
-        }
-        me.landed[q % slots] = -1;
-        ++me.next_take;
-        progress = true;
-      }
-    }
-  }
-  for (const Rank& me : ranks) {
-    FUZZ_REQUIRE(me.next_put == me.sends.size() && me.next_take == me.recvs.size(), "no deadlock");
-    for (const Mask x : me.data) FUZZ_REQUIRE(x == all, "every element reduced over every rank");
-  }
+  const std::string error = ragged::test::execute_onesided_ring(count, p, m, slots);
+  FUZZ_REQUIRE(error.empty(), error.c_str());
 }
 
 std::size_t segment_bytes(FuzzedDataProvider& in) {

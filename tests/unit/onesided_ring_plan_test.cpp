@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "support/onesided_ring_exec.hpp"
+
 namespace test_onesided_ring_plan_test {
 
 namespace plan = ragged::plans::onesided_ring;
 namespace ring = ragged::plans::ring;
 
 namespace {
-
-using Mask = std::uint64_t;  // the ranks whose contribution an element holds (P <= 64)
 
 bool same(const plan::Piece& a, const plan::Piece& b) {
   return a.chunk == b.chunk && a.offset == b.offset && a.count == b.count;
@@ -30,82 +30,9 @@ std::string label(int p, std::size_t count, std::size_t esize, std::size_t seg, 
          " segment=" + std::to_string(seg) + " slots=" + std::to_string(slots);
 }
 
-/// Runs the ring on masks; returns an empty string or what went wrong.
+/// Runs the ring on masks (tests/support/onesided_ring_exec.hpp); returns "" or what went wrong.
 std::string execute(int p, std::size_t count, std::size_t esize, std::size_t seg, std::size_t slots) {
-  const std::size_t m = plan::segments_per_chunk(count, p, esize, seg);
-  const std::size_t slot_elems = plan::slot_elements(count, p, m);
-  struct Rank {
-    std::vector<Mask> data;
-    std::vector<plan::Piece> sends, recvs;
-    std::size_t first = 0;
-    std::size_t next_put = 0, next_take = 0;
-    std::vector<std::vector<Mask>> slot;  // what the left neighbour put, by slot
-    std::vector<long long> landed;        // piece number in each slot, -1 when free
-  };
-  std::vector<Rank> ranks(static_cast<std::size_t>(p));
-  for (int r = 0; r < p; ++r) {
-    Rank& me = ranks[static_cast<std::size_t>(r)];
-    me.data.assign(count, Mask{1} << r);
-    me.sends = plan::send_stream(count, p, r, m);
-    me.recvs = plan::recv_stream(count, p, r, m);
-    me.first = plan::first_step_pieces(me.sends);
-    me.slot.assign(slots, std::vector<Mask>(slot_elems));
-    me.landed.assign(slots, -1);
-  }
-  const Mask all = p == 64 ? ~Mask{0} : (Mask{1} << p) - 1;
-  for (bool progress = true; progress;) {
-    progress = false;
-    for (int r = 0; r < p; ++r) {
-      Rank& me = ranks[static_cast<std::size_t>(r)];
-      Rank& right = ranks[static_cast<std::size_t>(ring::right(r, p))];
-      Rank& left = ranks[static_cast<std::size_t>(ring::left(r, p))];
-      const bool takes_left = me.next_take < me.recvs.size();
-      const bool put_now = me.next_put < me.sends.size() &&
-                           (!takes_left || plan::put_before_take(me.next_put, me.next_take, me.first, slots));
-      if (put_now) {
-        const std::size_t s = me.next_put;
-        // The slot rule: piece s - K must have been taken by the right neighbour.
-        if (s >= slots && right.next_take <= s - slots) continue;
-        if (right.landed[s % slots] != -1)
-          return "put " + std::to_string(s) + " of rank " + std::to_string(r) + " overwrites an untaken piece";
-        const plan::Piece& piece = me.sends[s];
-        if (piece.count > slot_elems) return "a piece exceeds its slot";
-        for (std::size_t i = 0; i < piece.count; ++i) right.slot[s % slots][i] = me.data[piece.offset + i];
-        right.landed[s % slots] = static_cast<long long>(s);
-        ++me.next_put;
-        progress = true;
-      } else if (takes_left) {
-        const std::size_t q = me.next_take;
-        if (left.next_put <= q) continue;  // not put yet
-        if (me.landed[q % slots] != static_cast<long long>(q)) return "slot holds the wrong piece";
-        const plan::Piece& piece = me.recvs[q];
-        for (std::size_t i = 0; i < piece.count; ++i) {
-          const Mask in = me.slot[q % slots][i];
-          Mask& mine = me.data[piece.offset + i];
-          if (piece.reduces(p)) {
-            if ((in & mine) != 0)
-              return "a contribution is reduced twice at element " + std::to_string(piece.offset + i);
-            mine |= in;
-          } else {
-            if (in != all) return "the allgather forwards an incomplete element " + std::to_string(piece.offset + i);
-            mine = in;
-          }
-        }
-        me.landed[q % slots] = -1;
-        ++me.next_take;
-        progress = true;
-      }
-    }
-  }
-  for (int r = 0; r < p; ++r) {
-    const Rank& me = ranks[static_cast<std::size_t>(r)];
-    if (me.next_put != me.sends.size() || me.next_take != me.recvs.size())
-      return "deadlock at rank " + std::to_string(r);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (me.data[i] != all) return "rank " + std::to_string(r) + " element " + std::to_string(i) + " incomplete";
-    }
-  }
-  return "";
+  return ragged::test::execute_onesided_ring(count, p, plan::segments_per_chunk(count, p, esize, seg), slots);
 }
 
 const std::vector<int> procs{1, 2, 3, 4, 5, 6, 7, 8, 9, 16, 33, 64};
