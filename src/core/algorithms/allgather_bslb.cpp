@@ -65,7 +65,7 @@ namespace ragged {
 
 namespace {
 
-constexpr int root = 0;
+constexpr int bslb_root = 0;  // the gather's root (a distinct name: unity builds share the namespace)
 
 /// What every rank derives alike from the snapshot: the order of the blocks (estimated arrival,
 /// earliest first, rank 0 among them) and their segments.
@@ -131,22 +131,22 @@ void root_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
       send = comm.isend(1, s.tag, data + t * s.per, s.length(t));
     }
   };
-  std::vector<std::byte>& own = out.data[static_cast<std::size_t>(root)];
+  std::vector<std::byte>& own = out.data[static_cast<std::size_t>(bslb_root)];
   own.resize(s.block);
   // (not counted in `consumed`: that counts what other ranks sent or took for this plan, which a
   // cancel on disagreement must find zero)
-  Request self = comm.irecv(root, internal::tag_bslb_self, own.data(), s.block);
+  Request self = comm.irecv(bslb_root, internal::tag_bslb_self, own.data(), s.block);
   std::size_t streamed = 0;  // blocks of the order sent down the chain
   const auto stream_ready = [&] {
     for (; streamed < s.order.size(); ++streamed) {
       const auto r = static_cast<std::size_t>(s.order[streamed]);
-      if (r == root && !out.received[r] && self.test()) out.received[r] = 1;
+      if (r == bslb_root && !out.received[r] && self.test()) out.received[r] = 1;
       if (!out.received[r]) return;
       stream(static_cast<int>(r));
     }
   };
   for (int r : s.order) {
-    if (r == root) continue;
+    if (r == bslb_root) continue;
     std::vector<std::byte>& dst = out.data[static_cast<std::size_t>(r)];
     dst.resize(s.block);
     // Both parts posted at once (one tag: they match in order), then the signal: the block
@@ -166,8 +166,8 @@ void root_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
   stream_ready();  // the blocks before rank 0's own, while it has not arrived
   // (a request that test() completed is not waited for again: the agent's wait goes by the
   // backend's completion, which test() has taken)
-  if (!out.received[static_cast<std::size_t>(root)]) wait(self);
-  out.received[static_cast<std::size_t>(root)] = 1;
+  if (!out.received[static_cast<std::size_t>(bslb_root)]) wait(self);
+  out.received[static_cast<std::size_t>(bslb_root)] = 1;
   stream_ready();
   for (Request& r : sends.all) wait(r);
 }
@@ -213,7 +213,7 @@ void program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
   const auto active = [&](Request& r) {
     if (r.active()) wait(r);
   };
-  if (comm.rank() == root) {
+  if (comm.rank() == bslb_root) {
     root_program(comm, s, out, active);
   } else {
     chain_program(comm, s, out, active);
@@ -248,14 +248,14 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
     (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);
     return;
   }
-  const internal::PlanKey call = internal::plan_key(Collective::allgather, "bslb", block, root);
+  const internal::PlanKey call = internal::plan_key(Collective::allgather, "bslb", block, bslb_root);
   internal::BackgroundSlot* slot = internal::slot_of(ctx);
   if (snapshot == nullptr || snapshot->size() != procs || slot == nullptr || !slot->planned(call)) {
     // The paper's form. Dispatch copied the root's own block into recvbuf for the gather; the
     // others send theirs from sendbuf.
     Context gather_ctx = ctx.half(0);
-    (void)internal::run_listed<Collective::gather>(gather_ctx, "bsls", sendbuf, recvbuf, count, type, root);
-    (void)internal::dispatch_bcast(ctx.half(1), recvbuf, p * count, type, root);
+    (void)internal::run_listed<Collective::gather>(gather_ctx, "bsls", sendbuf, recvbuf, count, type, bslb_root);
+    (void)internal::dispatch_bcast(ctx.half(1), recvbuf, p * count, type, bslb_root);
     return;
   }
 
@@ -265,10 +265,10 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   std::byte* own = out + static_cast<std::size_t>(me) * block;
   const Stream s(*snapshot, procs, block);
   Request self;
-  if (me == root) {
-    self = comm.isend(root, internal::tag_bslb_self, own, block);
+  if (me == bslb_root) {
+    self = comm.isend(bslb_root, internal::tag_bslb_self, own, block);
   } else {  // the sender's side of the sorted gather: wait for rank 0's signal, send the block
-    internal::sorted_gather_foreground(ctx, own, recvbuf, count, type, root, s.signal_tag, s.data_tag);
+    internal::sorted_gather_foreground(ctx, own, recvbuf, count, type, bslb_root, s.signal_tag, s.data_tag);
   }
   std::vector<std::vector<std::byte>> data;
   std::vector<char> received;
