@@ -1,6 +1,7 @@
 // The regular allgather baselines (ring, nex, lnbc, bruck) on the sim backend.
 // One simulation per (algorithm, P) runs, back to back on every rank, every
-// count of the sweep {0, 1, P-1, P+1, 100003} in every datatype, in place and
+// count of the sweep {0, 1, P-1, P+1, large} (test::sweep_large_count: 100003 up
+// to P = 8, about 800,000 / P beyond) in every datatype, in place and
 // not, and compares every block exactly with the pattern of the rank it came
 // from; the bytes past the end of the receive buffer must stay untouched.
 // Running the calls back to back, with no barrier, also checks that

@@ -2,7 +2,7 @@
 // arrival-aware ones, slt and prr, without a snapshot: their regular
 // counterparts; with snapshots below). One simulation per (algorithm, P)
 // runs, back to back on every rank, every count of the sweep {0, 1, P-1, P+1,
-// 100003} in every datatype with sum, prod, min and max, in place and not,
+// large (test::sweep_large_count)} in every datatype with sum, prod, min and max, in place and not,
 // and compares the result bit for bit with the reduction computed by formula:
 // values are small integers (for prod, 1 or 2, so products are powers of two),
 // exact in every type; int32 products wrap as int64's do modulo 2^32.
