@@ -2,7 +2,8 @@
  * collective that ragged runs, leaks nothing (a plain MPI program, no ragged header). The
  * library's state hangs on each communicator as an attribute whose delete callback frees it:
  * after argv[1] (10,000) communicators the number of live states is back where it was, and the
- * resident memory grew no more than under the same loop run natively, plus a little. */
+ * resident memory grew no more than under the same loop run natively, plus a little (under
+ * AddressSanitizer, whose quarantine holds freed memory, LeakSanitizer checks instead). */
 #include "pmpi_test.h"
 
 /* Resident memory in KiB (VmRSS), or -1. */
@@ -67,9 +68,16 @@ int main(int argc, char** argv) {
   const long allowance_kib = 2048;
   t_check(wrong == 0, "%d wrong results", wrong);
   t_check(live_after == live_before, "live states: %ld before, %ld after %d communicators", live_before, live_after, n);
+#if defined(__SANITIZE_ADDRESS__)
+  /* AddressSanitizer keeps freed memory in its quarantine (256 MiB), so the resident size grows
+   * with every byte allocated, freed or not (116 MiB through ragged against 40 natively for
+   * 2,000 communicators): there LeakSanitizer, at exit, is the leak check. */
+  (void)allowance_kib;
+#else
   t_check(ragged_growth <= native_growth + allowance_kib,
           "resident memory grew by %ld KiB through ragged, %ld KiB natively (allowance %ld KiB)", ragged_growth,
           native_growth, allowance_kib);
+#endif
   if (t_rank == 0) {
     printf(
         "%d communicators: resident growth %ld KiB natively (%.1f s), %ld KiB through ragged (%.1f s); "
