@@ -36,6 +36,20 @@
 // A rank's sending link counts only where it owns data nobody else has: it cannot exit before
 // that data has left it (no buffering beyond the caller's buffers).
 // Rank i's bound is the later of its two link finishes minus a_i (at least 0).
+//
+// That is the foreground model (Model::foreground). Algorithms with a background part (bdr, bgd,
+// bslb, slt, prr, bsls: the arrival agent of Proficz 2018's listing 1 receives and forwards for
+// its rank while the rank computes) live in a weaker one, Model::background: data flows into a
+// rank from its owner's arrival on, whatever the receiver does. A rank's own data still exists
+// only from its own arrival, and leaves from then on (the others' agents are there to take it):
+//   allgather(v)   receive: b_j from a_j;  send: its own block from a_i.
+//   allreduce      receive: n bytes from a_L;  send: its n bytes from a_i.
+//   bcast          receive: from a_root;  the root sends from a_root.
+//   alltoall(v)    receive: from a_j;  send: its blocks from a_i.
+//   gatherv        the root receives block j from a_j; rank j sends it from a_j.
+//   scatterv       the root sends from a_root; rank j receives from a_root.
+// Every release is at or before the foreground one, so the background bound is never above the
+// foreground bound (tests/unit/lower_bound_test.cpp), and both are bounds of their own model.
 #pragma once
 
 #include <cstddef>
@@ -56,28 +70,41 @@ struct Link {
   double beta = 0;
 };
 
+/// When data may flow into a rank (above): only once it has arrived, or from its owner's arrival
+/// on, received by the rank's agent in the background.
+enum class Model { foreground, background };
+
+/// "foreground" or "background".
+const char* name_of(Model model);
+
 /// Formula (1): the earliest time one link can have carried every transfer. Transfers of 0
 /// bytes carry nothing; with none left the link constrains nothing: -infinity.
 double link_finish(std::span<const Transfer> transfers, Link link);
 
 /// Per-rank lower bounds on the elapsed time (seconds after each rank's arrival). `arrivals`
 /// has one entry per rank; `block_bytes[j]` is rank j's block.
-std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link);
+std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link,
+                               Model model = Model::foreground);
 /// allgather with one block size.
-std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link);
+std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link,
+                              Model model = Model::foreground);
 /// `bytes`: the vector each rank contributes and receives.
-std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link);
+std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link,
+                              Model model = Model::foreground);
 /// `bytes`: the root's vector, which every other rank receives.
-std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link);
+std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link,
+                          Model model = Model::foreground);
 /// `bytes[i][j]`: what rank i sends to rank j.
 std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
-                              Link link);
+                              Link link, Model model = Model::foreground);
 /// alltoall with one block size.
-std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link);
+std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link,
+                             Model model = Model::foreground);
 /// `block_bytes[j]`: what rank j sends to (gatherv) or receives from (scatterv) the root.
-std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link);
-std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
-                             Link link);
+std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
+                            Model model = Model::foreground);
+std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
+                             Model model = Model::foreground);
 
 /// The mean of per-rank bounds (0 for none).
 double mean(std::span<const double> bounds);
@@ -93,16 +120,18 @@ double mean(std::span<const double> bounds);
 /// card finish, less a_i. The card's sending side binds only the last rank of the node to
 /// leave (what the node holds may leave through any of its ranks), so it is left out of the
 /// per-rank bounds. With one rank per node and card_link == rank_link it is the one-level bound.
+/// In the background model the card receives each byte from its release outside (a rank's agent
+/// takes it in before any rank of the node has arrived), and the one-level part is background too.
 /// `node_of_rank[i]`: rank i's node (any numbering).
 namespace two_level {
 std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
-                              Link rank_link, Link card_link);
+                              Link rank_link, Link card_link, Model model = Model::foreground);
 std::vector<double> allreduce(std::span<const double> arrivals, double bytes, std::span<const int> node_of_rank,
-                              Link rank_link, Link card_link);
+                              Link rank_link, Link card_link, Model model = Model::foreground);
 std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, std::span<const int> node_of_rank,
-                          Link rank_link, Link card_link);
+                          Link rank_link, Link card_link, Model model = Model::foreground);
 std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
-                             Link rank_link, Link card_link);
+                             Link rank_link, Link card_link, Model model = Model::foreground);
 }  // namespace two_level
 
 }  // namespace ragged::bound

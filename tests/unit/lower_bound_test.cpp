@@ -220,4 +220,77 @@ TEST(TwoLevelBound, AllreduceWaitsForTheLatestRankOutsideTheNode) {
   EXPECT_DOUBLE_EQ(two[3], bound::allreduce(a, n, rank)[3]);
 }
 
+// The background model (agents receive while their rank computes): never above the foreground
+// bound, and the same when every rank arrives together, for every collective and two-level
+// layout, on random arrivals.
+TEST(BackgroundBound, NeverAboveTheForegroundBoundAndTheSameWhenAllArriveTogether) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> at(0.0, 0.01);
+  const bound::Link link{2e-6, 1e-9};
+  const bound::Link card{3e-6, 4e-9};
+  constexpr auto fg = bound::Model::foreground;
+  constexpr auto bg = bound::Model::background;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int p = 1 + trial % 10;
+    std::vector<double> a(static_cast<std::size_t>(p), 0.004);
+    if (trial % 4 != 0) {
+      for (double& x : a) x = at(rng);
+    }
+    std::vector<int> node(a.size());
+    for (std::size_t i = 0; i < node.size(); ++i) node[i] = static_cast<int>(i % 3 == 2 ? i / 3 : i / 2);
+    std::vector<double> blocks(a.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i) blocks[i] = static_cast<double>((i * 37) % 5) * 1000;
+    const std::vector<std::vector<double>> matrix(a.size(), blocks);
+    const int root = p / 2;
+    const auto check = [&](const std::vector<double>& b, const std::vector<double>& f, const char* what) {
+      ASSERT_EQ(b.size(), f.size());
+      for (std::size_t i = 0; i < b.size(); ++i) {
+        EXPECT_GE(b[i], 0.0) << what << " trial " << trial << " rank " << i;
+        EXPECT_LE(b[i], f[i]) << what << " trial " << trial << " rank " << i;
+        if (trial % 4 == 0) EXPECT_DOUBLE_EQ(b[i], f[i]) << what << " trial " << trial << " rank " << i;
+      }
+    };
+    check(bound::allgatherv(a, blocks, link, bg), bound::allgatherv(a, blocks, link, fg), "allgatherv");
+    check(bound::allreduce(a, 4096, link, bg), bound::allreduce(a, 4096, link, fg), "allreduce");
+    check(bound::bcast(a, root, 4096, link, bg), bound::bcast(a, root, 4096, link, fg), "bcast");
+    check(bound::alltoallv(a, matrix, link, bg), bound::alltoallv(a, matrix, link, fg), "alltoallv");
+    check(bound::gatherv(a, root, blocks, link, bg), bound::gatherv(a, root, blocks, link, fg), "gatherv");
+    check(bound::scatterv(a, root, blocks, link, bg), bound::scatterv(a, root, blocks, link, fg), "scatterv");
+    check(bound::two_level::allgather(a, 4096, node, link, card, bg),
+          bound::two_level::allgather(a, 4096, node, link, card, fg), "two-level allgather");
+    check(bound::two_level::allreduce(a, 4096, node, link, card, bg),
+          bound::two_level::allreduce(a, 4096, node, link, card, fg), "two-level allreduce");
+    check(bound::two_level::bcast(a, root, 4096, node, link, card, bg),
+          bound::two_level::bcast(a, root, 4096, node, link, card, fg), "two-level bcast");
+    check(bound::two_level::alltoall(a, 4096, node, link, card, bg),
+          bound::two_level::alltoall(a, 4096, node, link, card, fg), "two-level alltoall");
+  }
+}
+
+// Worked by hand: allgather, P = 3, alpha 1, beta 0.5, blocks of 10, rank 2 arrives at 100. In
+// the foreground model rank 2 takes both other blocks after it arrives (100 + 1 + 0.5 * 20: 11
+// after its arrival); in the background model its agent took them at 0 (finished at 11), and
+// only its own block must still leave it (100 + 1 + 5: 6 after its arrival). Ranks 0 and 1
+// wait for rank 2's block either way: 100 + 1 + 5 = 106.
+TEST(BackgroundBound, ALateRanksAgentTakesTheOthersBlocksBeforeItArrives) {
+  const bound::Link link{1, 0.5};
+  const std::vector<double> a = {0, 0, 100};
+  EXPECT_EQ(bound::allgather(a, 10, link), (std::vector<double>{106, 106, 11}));
+  EXPECT_EQ(bound::allgather(a, 10, link, bound::Model::background), (std::vector<double>{106, 106, 6}));
+  // Allreduce, n = 10: a rank receives n bytes and sends its own n bytes, so the latest rank's
+  // own send (from its arrival in both models) binds it as the receive would: one level, both
+  // models give 6 for rank 2 and 106 for the others. On two levels the card differs: nodes
+  // {0, 1} and {2}; rank 2's card (beta 2) must take n bytes that depend on rank 1 (at 0): from
+  // rank 2's arrival in the foreground (100 + 1 + 20: 21), from 0 in the background (21 < 100:
+  // the one-level 6 binds).
+  EXPECT_EQ(bound::allreduce(a, 10, link), (std::vector<double>{106, 106, 6}));
+  EXPECT_EQ(bound::allreduce(a, 10, link, bound::Model::background), (std::vector<double>{106, 106, 6}));
+  const std::vector<int> node = {0, 0, 1};
+  const bound::Link card{1, 2};
+  EXPECT_DOUBLE_EQ(bound::two_level::allreduce(a, 10, node, link, card)[2], 21);
+  EXPECT_DOUBLE_EQ(bound::two_level::allreduce(a, 10, node, link, card, bound::Model::background)[2], 6);
+  EXPECT_STREQ(bound::name_of(bound::Model::background), "background");
+  EXPECT_STREQ(bound::name_of(bound::Model::foreground), "foreground");
+}
+
 }  // namespace test_lower_bound_test

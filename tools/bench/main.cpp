@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
       if (!file) throw ragged::InvalidArgument("--output", "cannot write '" + common.output + "'");
       write_report(file, report, common.format);
     }
+    for (const std::string& failure : report.failures) std::cerr << "ragged-bench: " << failure << "\n";
+    if (!report.failures.empty()) return 1;
   } catch (const ragged::Error& e) {
     std::cerr << "ragged-bench: " << e.what() << "\n";
     return 1;

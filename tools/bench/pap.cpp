@@ -234,6 +234,24 @@ double pap_delay(const PapOptions& o, int procs, int rank, int iteration) {
 
 namespace {
 
+/// The bound model of a row (docs/bounds.md, "Two models"): background when the algorithm, or
+/// any of what ran for it (`auto`'s choices, '+'-separated), has a background part, whose agent
+/// receives for its rank before the rank arrives; `auto` with nothing recorded too (the weaker
+/// bound is a bound of both).
+bound::Model bound_model_of(Collective c, const std::string& algorithm, const std::string& selected) {
+  const Registry& registry = Registry::instance();
+  const auto background = [&](const std::string& name) {
+    return registry.contains(c, name) && registry.find(c, name).background != nullptr;
+  };
+  if (background(algorithm) || (algorithm == "auto" && selected.empty())) return bound::Model::background;
+  for (std::size_t from = 0; from <= selected.size();) {
+    const std::size_t plus = std::min(selected.find('+', from), selected.size());
+    if (background(selected.substr(from, plus - from))) return bound::Model::background;
+    from = plus + 1;
+  }
+  return bound::Model::foreground;
+}
+
 /// Mean run time max f - min a over the iterations.
 double mean_run_time(const std::vector<std::vector<Sample>>& s, int iterations) {
   double total = 0;
@@ -322,6 +340,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     m.arrival_aware = m.algorithm == "auto" || Registry::instance().find(c, m.algorithm).restrictions.needs_arrival;
     m.procs = procs;
     m.bytes = static_cast<std::int64_t>(count * sizeof(float));
+    m.bound_model = o.bound_model ? *o.bound_model : bound_model_of(c, m.algorithm, m.selected);
     double sum = 0;
     double sum_sq = 0;
     double imbalance = 0;
@@ -339,17 +358,18 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       imbalance +=
           *std::max_element(arrivals.begin(), arrivals.end()) - *std::min_element(arrivals.begin(), arrivals.end());
       const auto bytes = static_cast<double>(block_bytes);
-      const std::vector<double> per_rank = c == Collective::allgather ? bound::allgather(arrivals, bytes, link)
-                                           : c == Collective::bcast   ? bound::bcast(arrivals, 0, bytes, link)
-                                                                      : bound::allreduce(arrivals, bytes, link);
+      const bound::Model model = m.bound_model;
+      const std::vector<double> per_rank = c == Collective::allgather ? bound::allgather(arrivals, bytes, link, model)
+                                           : c == Collective::bcast   ? bound::bcast(arrivals, 0, bytes, link, model)
+                                                                      : bound::allreduce(arrivals, bytes, link, model);
       for (double e : per_rank) bound += e;
       if (!result.node_of_rank.empty()) {
         const bound::Link card{result.card_link.alpha, result.card_link.beta};
         const std::span<const int> node(result.node_of_rank);
         const std::vector<double> deep =
-            c == Collective::allgather ? bound::two_level::allgather(arrivals, bytes, node, link, card)
-            : c == Collective::bcast   ? bound::two_level::bcast(arrivals, 0, bytes, node, link, card)
-                                       : bound::two_level::allreduce(arrivals, bytes, node, link, card);
+            c == Collective::allgather ? bound::two_level::allgather(arrivals, bytes, node, link, card, model)
+            : c == Collective::bcast   ? bound::two_level::bcast(arrivals, 0, bytes, node, link, card, model)
+                                       : bound::two_level::allreduce(arrivals, bytes, node, link, card, model);
         for (double e : deep) two_level += e;
       }
     }
@@ -419,6 +439,7 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
         .set("flat_run_time_s", m.flat_run ? Value(*m.flat_run) : Value(std::string()))
         .set("absorption_s", m.absorption ? Value(*m.absorption) : Value(std::string()))
         .set("lower_bound_s", m.lower_bound)
+        .set("bound_model", std::string(bound::name_of(m.bound_model)))
         .set("bound_ratio", m.lower_bound > 0 ? Value(m.avg_elapsed / m.lower_bound) : Value(std::string()))
         .set("two_level_bound_s", m.two_level_bound ? Value(*m.two_level_bound) : Value(std::string()))
         .set("two_level_ratio", m.two_level_bound && *m.two_level_bound > 0 ? Value(m.avg_elapsed / *m.two_level_bound)
@@ -450,11 +471,33 @@ Figure pap_figure(const PapOptions& o, const BackendOptions& b, const PapResult&
   return f;
 }
 
+std::vector<std::string> bound_violations(const PapResult& result) {
+  std::vector<std::string> out;
+  // Below by more than rounding: the sums of ranks and iterations differ in the last digits.
+  const auto below = [](double e, double b) { return e < b * (1 - 1e-9); };
+  for (const PapMeasurement& m : result.rows) {
+    const std::string model = bound::name_of(m.bound_model);
+    if (below(m.avg_elapsed, m.lower_bound)) {
+      out.push_back(m.algorithm + " at P = " + std::to_string(m.procs) + ", " + std::to_string(m.bytes) +
+                    " bytes: e-bar " + significant(m.avg_elapsed) + " s is below its " + model + " lower bound " +
+                    significant(m.lower_bound) + " s");
+    }
+    if (m.two_level_bound && below(m.avg_elapsed, *m.two_level_bound)) {
+      out.push_back(m.algorithm + " at P = " + std::to_string(m.procs) + ", " + std::to_string(m.bytes) +
+                    " bytes: e-bar " + significant(m.avg_elapsed) + " s is below its " + model + " two-level bound " +
+                    significant(*m.two_level_bound) + " s");
+    }
+  }
+  return out;
+}
+
 Report run_pap(const PapOptions& o, const BackendOptions& b) {
   const PapResult result = measure_pap(o, b);
   if (result.procs == 0) return Report{};
   if (!o.plot.empty()) draw(pap_figure(o, b, result), o.plot, "--plot");
-  return pap_report(o, b, result);
+  Report report = pap_report(o, b, result);
+  if (o.check_bounds) report.failures = bound_violations(result);
+  return report;
 }
 
 }  // namespace ragged::bench

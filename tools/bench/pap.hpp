@@ -18,6 +18,7 @@
 
 #include "harness.hpp"
 #include "ragged/arrival.hpp"
+#include "ragged/bounds.hpp"
 #include "report.hpp"
 
 namespace ragged::bench {
@@ -49,6 +50,11 @@ struct PapOptions {
   std::optional<LinkModel> link;
   /// run_pap draws e-bar per algorithm into this figure (.svg or .png, gnuplot) when set.
   std::string plot;
+  /// The bound model of every row (--bound-model); unset: each row's own (PapMeasurement).
+  std::optional<bound::Model> bound_model;
+  /// --check-bounds: a row whose e-bar is below its lower bound (one level, and two levels where
+  /// nodes hold several ranks) fails the run (Report::failures).
+  bool check_bounds = false;
 };
 
 /// The injected delay of `rank` in `iteration` (deterministic in the seed).
@@ -68,8 +74,11 @@ struct PapMeasurement {
   std::optional<double> flat_run;    ///< r', the run time with maxDelay 0
   std::optional<double> absorption;  ///< A = r' - r + omega
   /// Mean over ranks and iterations of the per-rank bound on f_i - a_i from what each rank's
-  /// links must carry after the arrivals (plans/lower_bound.hpp).
+  /// links must carry after the arrivals (plans/lower_bound.hpp), in the row's own model.
   double lower_bound = 0;
+  /// That model: background when what ran has a background part (its agent receives while the
+  /// rank computes, docs/bounds.md "Two models"), foreground otherwise.
+  bound::Model bound_model = bound::Model::foreground;
   /// The same with each node's card (bound::two_level, docs/bounds.md "Two levels"); unset when
   /// every node holds one rank, where it is the one-level bound.
   std::optional<double> two_level_bound;
@@ -93,6 +102,9 @@ PapResult measure_pap(const PapOptions& options, const BackendOptions& backend);
 
 /// The rows of `result` as a report (the columns of `ragged-bench pap`).
 Report pap_report(const PapOptions& options, const BackendOptions& backend, const PapResult& result);
+
+/// The rows of `result` whose e-bar falls below their bound, one message each ("" prefix: none).
+std::vector<std::string> bound_violations(const PapResult& result);
 
 /// measure_pap, then the report (and the figure of options.plot).
 Report run_pap(const PapOptions& options, const BackendOptions& backend);

@@ -48,6 +48,20 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
            "draw a figure (.svg or .png, with gnuplot): e-bar per algorithm; with --sweep, figure 8 (e-bar against "
            "maxDelay), or e-bar against P when the sweep has one maxDelay",
            "--plot,--figure");
+  cmd->add_flag("--check-bounds", o.check_bounds,
+                "fail (exit status 1, after the report) when a row's e-bar is below its lower bound (docs/bounds.md)");
+  cmd.text("--bound-model", "",
+           "judge every row in this bound model, foreground or background (default: each row in its own: "
+           "background where the agent receives, docs/bounds.md)",
+           [&o](const std::string& text) {
+             if (text == "foreground") {
+               o.bound_model = bound::Model::foreground;
+             } else if (text == "background") {
+               o.bound_model = bound::Model::background;
+             } else {
+               throw InvalidArgument("--bound-model", "expected foreground or background, got '" + text + "'");
+             }
+           });
   cmd->add_option("--sweep", sweep.name,
                   "run a grid instead of one cell: table3 (tables 3 and 4 of Proficz 2021), figure8, or Proficz 2018's "
                   "allreduce-table3 and allreduce-table4 (these default to --collective allreduce and Proficz 2018's "

@@ -28,6 +28,9 @@ struct Report {
   /// Parameters of the run, echoed in json output and above the table.
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<Row> rows;
+  /// Checks the run made that failed (e.g. pap --check-bounds): ragged-bench writes the report,
+  /// then each of these on stderr, and exits with status 1.
+  std::vector<std::string> failures;
 };
 
 /// Writes `report` as "table", "csv" or "json"; throws InvalidArgument("--format") otherwise.

@@ -8,6 +8,8 @@
 
 namespace ragged::bound {
 
+const char* name_of(Model model) { return model == Model::background ? "background" : "foreground"; }
+
 double link_finish(std::span<const Transfer> transfers, Link link) {
   std::vector<Transfer> t;
   t.reserve(transfers.size());
@@ -55,6 +57,18 @@ double latest_other(std::span<const double> a, std::size_t i) {
   return l;
 }
 
+/// When data released at `release` may start into a rank that arrives at `arrival`: in the
+/// foreground model not before the rank is there, in the background model at once (its agent).
+double into(double arrival, double release, Model model) {
+  return model == Model::background ? release : std::max(arrival, release);
+}
+
+/// When rank i's own data may start to leave it: from its arrival, and in the foreground model
+/// not before some other rank is there to take it.
+double out_from(std::span<const double> a, std::size_t i, Model model) {
+  return model == Model::background ? a[i] : std::max(a[i], earliest_other(a, i));
+}
+
 enum class Toward { root, ranks };
 
 /// The bound of a rooted irregular call: toward the root (gatherv) every other rank j sends its
@@ -63,7 +77,7 @@ enum class Toward { root, ranks };
 /// rank that has arrived (a binomial tree's inner ranks), so from the later of the sender's
 /// arrival and the earliest other one.
 std::vector<double> rooted(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
-                           Toward toward) {
+                           Toward toward, Model model) {
   const std::size_t p = arrivals.size();
   assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
   const auto r = static_cast<std::size_t>(root);
@@ -73,13 +87,13 @@ std::vector<double> rooted(std::span<const double> arrivals, int root, std::span
   std::vector<Transfer> at_root;
   for (std::size_t j = 0; j < p; ++j) {
     if (j == r) continue;
-    const Transfer met{std::max(arrivals[j], arrivals[r]), block_bytes[j]};
     if (toward == Toward::root) {
-      at_root.push_back(met);
-      const Transfer own{std::max(arrivals[j], earliest_other(arrivals, j)), block_bytes[j]};
+      at_root.push_back({into(arrivals[r], arrivals[j], model), block_bytes[j]});
+      const Transfer own{out_from(arrivals, j, model), block_bytes[j]};
       out[j] = elapsed(arrivals[j], none, link_finish({&own, 1}, link));
     } else {
-      at_root.push_back({std::max(arrivals[r], earliest_other(arrivals, r)), block_bytes[j]});
+      at_root.push_back({out_from(arrivals, r, model), block_bytes[j]});
+      const Transfer met{into(arrivals[j], arrivals[r], model), block_bytes[j]};
       out[j] = elapsed(arrivals[j], link_finish({&met, 1}, link), none);
     }
   }
@@ -90,7 +104,8 @@ std::vector<double> rooted(std::span<const double> arrivals, int root, std::span
 
 }  // namespace
 
-std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link) {
+std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const double> block_bytes, Link link,
+                               Model model) {
   assert(arrivals.size() == block_bytes.size());
   const std::size_t p = arrivals.size();
   std::vector<double> out(p, 0.0);
@@ -99,32 +114,32 @@ std::vector<double> allgatherv(std::span<const double> arrivals, std::span<const
   for (std::size_t i = 0; i < p; ++i) {
     in.clear();
     for (std::size_t j = 0; j < p; ++j) {
-      if (j != i) in.push_back({std::max(arrivals[i], arrivals[j]), block_bytes[j]});
+      if (j != i) in.push_back({into(arrivals[i], arrivals[j], model), block_bytes[j]});
     }
-    const Transfer own{std::max(arrivals[i], earliest_other(arrivals, i)), block_bytes[i]};
+    const Transfer own{out_from(arrivals, i, model), block_bytes[i]};
     out[i] = elapsed(arrivals[i], link_finish(in, link), link_finish({&own, 1}, link));
   }
   return out;
 }
 
-std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link) {
+std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, Link link, Model model) {
   const std::vector<double> blocks(arrivals.size(), block_bytes);
-  return allgatherv(arrivals, blocks, link);
+  return allgatherv(arrivals, blocks, link, model);
 }
 
-std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link) {
+std::vector<double> allreduce(std::span<const double> arrivals, double bytes, Link link, Model model) {
   const std::size_t p = arrivals.size();
   std::vector<double> out(p, 0.0);
   if (p < 2) return out;
   for (std::size_t i = 0; i < p; ++i) {
-    const Transfer in{std::max(arrivals[i], latest_other(arrivals, i)), bytes};
-    const Transfer own{std::max(arrivals[i], earliest_other(arrivals, i)), bytes};
+    const Transfer in{into(arrivals[i], latest_other(arrivals, i), model), bytes};
+    const Transfer own{out_from(arrivals, i, model), bytes};
     out[i] = elapsed(arrivals[i], link_finish({&in, 1}, link), link_finish({&own, 1}, link));
   }
   return out;
 }
 
-std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link) {
+std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, Link link, Model model) {
   const std::size_t p = arrivals.size();
   assert(root >= 0 && static_cast<std::size_t>(root) < p);
   const auto r = static_cast<std::size_t>(root);
@@ -132,10 +147,10 @@ std::vector<double> bcast(std::span<const double> arrivals, int root, double byt
   if (p < 2) return out;
   for (std::size_t i = 0; i < p; ++i) {
     if (i == r) {
-      const Transfer sent{std::max(arrivals[r], earliest_other(arrivals, r)), bytes};
+      const Transfer sent{out_from(arrivals, r, model), bytes};
       out[i] = elapsed(arrivals[r], -std::numeric_limits<double>::infinity(), link_finish({&sent, 1}, link));
     } else {
-      const Transfer in{std::max(arrivals[i], arrivals[r]), bytes};
+      const Transfer in{into(arrivals[i], arrivals[r], model), bytes};
       out[i] = elapsed(arrivals[i], link_finish({&in, 1}, link), -std::numeric_limits<double>::infinity());
     }
   }
@@ -143,7 +158,7 @@ std::vector<double> bcast(std::span<const double> arrivals, int root, double byt
 }
 
 std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
-                              Link link) {
+                              Link link, Model model) {
   const std::size_t p = arrivals.size();
   assert(bytes.size() == p);
   std::vector<double> out(p, 0.0);
@@ -154,31 +169,31 @@ std::vector<double> alltoallv(std::span<const double> arrivals, const std::vecto
     sent.clear();
     // What i sends may go through any rank that has arrived (Bruck forwards), not only its
     // destination: it can leave from the earliest other arrival on.
-    const double out_from = std::max(arrivals[i], earliest_other(arrivals, i));
+    const double leaves = out_from(arrivals, i, model);
     for (std::size_t j = 0; j < p; ++j) {
       if (j == i) continue;
-      in.push_back({std::max(arrivals[i], arrivals[j]), bytes[j][i]});
-      sent.push_back({out_from, bytes[i][j]});
+      in.push_back({into(arrivals[i], arrivals[j], model), bytes[j][i]});
+      sent.push_back({leaves, bytes[i][j]});
     }
     out[i] = elapsed(arrivals[i], link_finish(in, link), link_finish(sent, link));
   }
   return out;
 }
 
-std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link) {
+std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link, Model model) {
   const std::size_t p = arrivals.size();
   const std::vector<std::vector<double>> bytes(p, std::vector<double>(p, block_bytes));
-  return alltoallv(arrivals, bytes, link);
+  return alltoallv(arrivals, bytes, link, model);
 }
 
-std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
-                            Link link) {
-  return rooted(arrivals, root, block_bytes, link, Toward::root);
+std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
+                            Model model) {
+  return rooted(arrivals, root, block_bytes, link, Toward::root, model);
 }
 
-std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes,
-                             Link link) {
-  return rooted(arrivals, root, block_bytes, link, Toward::ranks);
+std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
+                             Model model) {
+  return rooted(arrivals, root, block_bytes, link, Toward::ranks, model);
 }
 
 namespace two_level {
@@ -187,17 +202,17 @@ namespace {
 
 /// What node `n`'s card receives when every rank of the node needs `bytes_from(j)` bytes that
 /// only rank j outside the node holds, each released at `release(j)` outside: the transfers, at
-/// the later of that release and the earliest arrival in the node.
+/// the later of that release and the earliest arrival in the node (background: at the release).
 template <class Bytes, class Release>
 double card_receive_finish(std::span<const double> a, std::span<const int> node, int n, Bytes bytes_from,
-                           Release release, Link card) {
+                           Release release, Link card, Model model) {
   double first_in = std::numeric_limits<double>::infinity();
   for (std::size_t k = 0; k < a.size(); ++k) {
     if (node[k] == n) first_in = std::min(first_in, a[k]);
   }
   std::vector<Transfer> in;
   for (std::size_t j = 0; j < a.size(); ++j) {
-    if (node[j] != n) in.push_back({std::max(release(j), first_in), bytes_from(j)});
+    if (node[j] != n) in.push_back({into(first_in, release(j), model), bytes_from(j)});
   }
   return link_finish(in, card);
 }
@@ -219,17 +234,17 @@ std::vector<double> combine(std::span<const double> a, std::span<const int> node
 }  // namespace
 
 std::vector<double> allgather(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
-                              Link rank_link, Link card_link) {
-  return combine(arrivals, node_of_rank, bound::allgather(arrivals, block_bytes, rank_link), [&](int n) {
+                              Link rank_link, Link card_link, Model model) {
+  return combine(arrivals, node_of_rank, bound::allgather(arrivals, block_bytes, rank_link, model), [&](int n) {
     return card_receive_finish(
         arrivals, node_of_rank, n, [&](std::size_t) { return block_bytes; }, [&](std::size_t j) { return arrivals[j]; },
-        card_link);
+        card_link, model);
   });
 }
 
 std::vector<double> allreduce(std::span<const double> arrivals, double bytes, std::span<const int> node_of_rank,
-                              Link rank_link, Link card_link) {
-  return combine(arrivals, node_of_rank, bound::allreduce(arrivals, bytes, rank_link), [&](int n) {
+                              Link rank_link, Link card_link, Model model) {
+  return combine(arrivals, node_of_rank, bound::allreduce(arrivals, bytes, rank_link, model), [&](int n) {
     // Every element of the result depends on the latest rank outside the node, L: the node takes
     // in the n bytes once, from a_L on (one transfer of n bytes from L's side).
     double latest = -std::numeric_limits<double>::infinity();
@@ -243,29 +258,29 @@ std::vector<double> allreduce(std::span<const double> arrivals, double bytes, st
     if (!std::isfinite(latest)) return -std::numeric_limits<double>::infinity();
     return card_receive_finish(
         arrivals, node_of_rank, n, [&](std::size_t j) { return j == l ? bytes : 0.0; },
-        [&](std::size_t) { return latest; }, card_link);
+        [&](std::size_t) { return latest; }, card_link, model);
   });
 }
 
 std::vector<double> bcast(std::span<const double> arrivals, int root, double bytes, std::span<const int> node_of_rank,
-                          Link rank_link, Link card_link) {
+                          Link rank_link, Link card_link, Model model) {
   const auto r = static_cast<std::size_t>(root);
-  return combine(arrivals, node_of_rank, bound::bcast(arrivals, root, bytes, rank_link), [&](int n) {
+  return combine(arrivals, node_of_rank, bound::bcast(arrivals, root, bytes, rank_link, model), [&](int n) {
     return card_receive_finish(
         arrivals, node_of_rank, n, [&](std::size_t j) { return j == r ? bytes : 0.0; },
-        [&](std::size_t) { return arrivals[r]; }, card_link);
+        [&](std::size_t) { return arrivals[r]; }, card_link, model);
   });
 }
 
 std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
-                             Link rank_link, Link card_link) {
-  return combine(arrivals, node_of_rank, bound::alltoall(arrivals, block_bytes, rank_link), [&](int n) {
+                             Link rank_link, Link card_link, Model model) {
+  return combine(arrivals, node_of_rank, bound::alltoall(arrivals, block_bytes, rank_link, model), [&](int n) {
     // The ranks of the node each need one block from every rank outside it.
     double inside = 0;
     for (const int k : node_of_rank) inside += k == n ? 1 : 0;
     return card_receive_finish(
         arrivals, node_of_rank, n, [&](std::size_t) { return inside * block_bytes; },
-        [&](std::size_t j) { return arrivals[j]; }, card_link);
+        [&](std::size_t j) { return arrivals[j]; }, card_link, model);
   });
 }
 
