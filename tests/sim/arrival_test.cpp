@@ -47,6 +47,7 @@
 #include "support/patterns.hpp"
 #include "support/registered.hpp"
 #include "support/sim_platform.hpp"
+#include "support/sim_sweep.hpp"
 
 namespace ragged {
 namespace test_arrival_test {
@@ -209,6 +210,145 @@ TEST_P(ArrivalGather, ExactForEveryRootSnapshotCountAndInPlace) {
 INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalGather,
                          testing::ValuesIn(test::registered(Collective::gather, test::Which::arrival_aware)));
 
+// The rooted collectives' arrival-aware algorithms (bcast, reduce, scatter, and gather above):
+// every root, with the hand-built snapshots plus two that name the root: late (everybody waits
+// for it) and early (everybody else late). The ranks also arrive late for real, as the snapshot
+// says in even calls and reversed in odd ones (wrong estimates), so the chains' stalls and the
+// rendezvous against late receivers are exercised, not only the orders.
+enum class RootPattern { late_root, early_root };
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw test::CheckFailed(what);
+}
+
+std::shared_ptr<const ArrivalSnapshot> snapshot_for(int kind, int procs, int root, std::uint64_t seed) {
+  constexpr int hand_built = static_cast<int>(std::size(every_pattern));
+  if (kind < hand_built) return make_snapshot(every_pattern[kind], procs, seed);
+  std::vector<double> a(static_cast<std::size_t>(procs), 0.0);
+  if (static_cast<RootPattern>(kind - hand_built) == RootPattern::late_root) {
+    a[static_cast<std::size_t>(root)] = 8e-3;
+  } else {
+    for (int r = 0; r < procs; ++r) a[static_cast<std::size_t>(r)] = r == root ? 0.0 : 2e-3 + 1e-4 * r;
+  }
+  return std::make_shared<const ArrivalSnapshot>(std::move(a), platform_link, 0);
+}
+constexpr int rooted_patterns = static_cast<int>(std::size(every_pattern)) + 2;
+
+/// Sleeps as the snapshot says (even calls) or reversed (odd calls), scaled to at most 1 ms.
+void arrive(Comm& comm, const ArrivalSnapshot* snapshot, int call) {
+  if (snapshot == nullptr) return;
+  const auto& a = snapshot->arrivals();
+  const auto [lo, hi] = std::minmax_element(a.begin(), a.end());
+  if (!(*hi > *lo)) return;
+  const double x = (a[static_cast<std::size_t>(comm.rank())] - *lo) / (*hi - *lo);
+  comm.runtime().sleep_for(1e-3 * (call % 2 == 0 ? x : 1 - x));
+}
+
+/// For every P of the sweep, in one simulation: calls `one(comm, options, root, count, where)` for
+/// every rooted pattern, root and count (the large count at roots 0 and 1 only), after arriving as
+/// arrive() says.
+template <class One>
+void sweep_rooted(std::uint64_t seed, One one) {
+  for (int procs : procs_sweep()) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    simulate(procs, [&](Comm& comm) {
+      int call = 0;
+      for (int kind = 0; kind < rooted_patterns; ++kind) {
+        for (int root = 0; root < procs; ++root) {
+          CollectiveOptions options;
+          options.hints.set<ArrivalSnapshot>(snapshot_for(kind, procs, root, seed + static_cast<std::uint64_t>(procs)));
+          for (std::size_t count : test::sweep_counts(procs)) {
+            if (count > 1000 && root > 1) continue;
+            arrive(comm, options.hints.get<ArrivalSnapshot>(), call++);
+            one(comm, options, root, count,
+                "pattern " + std::to_string(kind) + " root " + std::to_string(root) + " count " +
+                    std::to_string(count));
+          }
+        }
+      }
+    });
+  }
+}
+
+class ArrivalBcast : public testing::TestWithParam<std::string> {};
+
+TEST_P(ArrivalBcast, ExactForEveryRootSnapshotAndCount) {
+  const BcastFn fn = Registry::instance().bcast(GetParam());
+  sweep_rooted(
+      7, [&](Comm& comm, const CollectiveOptions& options, int root, std::size_t count, const std::string& where) {
+        for (DataType type : {DataType::int32, DataType::float64}) {
+          const Bytes want = block_of(root, type, count);
+          Bytes buf = comm.rank() == root ? want : Bytes(want.size(), std::byte{0xA5});
+          fn(comm, buf.data(), count, type, root, options);
+          require(buf == want, "bcast " + GetParam() + " " + where + ": rank " + std::to_string(comm.rank()) +
+                                   " has a wrong buffer");
+        }
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalBcast,
+                         testing::ValuesIn(test::registered(Collective::bcast, test::Which::arrival_aware)));
+
+class ArrivalReduce : public testing::TestWithParam<std::string> {};
+
+TEST_P(ArrivalReduce, ExactForEveryRootSnapshotCountAndInPlace) {
+  const ReduceFn fn = Registry::instance().reduce(GetParam());
+  sweep_rooted(
+      11, [&](Comm& comm, const CollectiveOptions& options, int root, std::size_t count, const std::string& where) {
+        const int me = comm.rank();
+        const int procs = comm.size();
+        for (const auto& [t, k] : {std::pair{DataType::int32, OpKind::sum}, std::pair{DataType::float64, OpKind::max},
+                                   std::pair{DataType::int64, OpKind::min}}) {
+          const DataType type = t;
+          const OpKind kind = k;
+          const Bytes mine = block_of(me, type, count);
+          const Bytes want = make_buffer(type, count, [&](std::size_t i) { return test::reduced(kind, procs, i); });
+          const bool inplace = (root + static_cast<int>(count)) % 2 == 0;
+          Bytes out(me == root ? want.size() : 0, std::byte{0xA5});
+          if (me == root && inplace) out = mine;
+          const ReduceOp op = test::builtin_op(kind);
+          fn(comm, me == root && inplace ? in_place : mine.data(), out.data(), count, type, op, root, options);
+          require(me != root || out == want,
+                  "reduce " + GetParam() + " " + where + ": the root has a wrong result (" + op.label + ")");
+        }
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalReduce,
+                         testing::ValuesIn(test::registered(Collective::reduce, test::Which::arrival_aware)));
+
+class ArrivalScatter : public testing::TestWithParam<std::string> {};
+
+TEST_P(ArrivalScatter, ExactForEveryRootSnapshotCountAndInPlace) {
+  const ScatterFn fn = Registry::instance().scatter(GetParam());
+  sweep_rooted(
+      13, [&](Comm& comm, const CollectiveOptions& options, int root, std::size_t count, const std::string& where) {
+        const int me = comm.rank();
+        const int procs = comm.size();
+        for (DataType type : {DataType::int32, DataType::float64}) {
+          const std::size_t bytes = count * size_of(type);
+          Bytes all;
+          if (me == root) {
+            for (int r = 0; r < procs; ++r) {
+              const Bytes b = block_of(r, type, count);
+              all.insert(all.end(), b.begin(), b.end());
+            }
+          }
+          const bool inplace = me == root && (root + static_cast<int>(count)) % 2 == 0;
+          Bytes out(bytes, std::byte{0xA5});
+          fn(comm, all.data(), inplace ? const_cast<void*>(in_place) : out.data(), count, type, root, options);
+          const Bytes want = block_of(me, type, count);
+          require(inplace || out == want,
+                  "scatter " + GetParam() + " " + where + ": rank " + std::to_string(me) + " has a wrong block");
+          require(me != root || all.size() == static_cast<std::size_t>(procs) * bytes,
+                  "scatter changed the root's sendbuf size");
+        }
+      });
+}
+
+INSTANTIATE_TEST_SUITE_P(Arrival, ArrivalScatter,
+                         testing::ValuesIn(test::registered(Collective::scatter, test::Which::arrival_aware)));
+
 TEST(ArrivalAllgather, RejectsASnapshotOfAnotherSize) {
   simulate(3, [](Comm& comm) {
     CollectiveOptions options;
@@ -290,6 +430,68 @@ TEST(ArrivalMonitor, IteratesExactlyWithBackgroundPartsAndChangingPlans) {
           gather_once(comm, Registry::instance().gather(step.algorithm), step.count, DataType::int32, root, it % 2 == 0,
                       options, what);
         }
+      }
+      monitor.finalize();
+    });
+  }
+}
+
+// bcast sorted_chain with the agents: each rank's agent receives and forwards the segments that
+// come before its rank's estimated arrival. The plan names root 0; iterations 3 and 4 call at
+// another root (the agreed plan is not the call: unplanned tags, nothing early), iteration 5 is
+// a scatter sln and 6 a reduce sorted_chain in between (their claims give up the prepared part),
+// and the delays (up to 40 ms against 2.7 ms for the whole 320 KB) leave most segments to the
+// agents. Every rank's buffer is checked exactly, every iteration.
+TEST(ArrivalMonitor, BcastSortedChainAgentsForwardExactly) {
+  for (int procs : {2, 3, 4, 5, 7, 8, 13}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    simulate(procs, [procs](Comm& comm) {
+      MonitorOptions mo;
+      mo.link = platform_link;
+      Monitor monitor(comm, mo);
+      const std::size_t count = 80003;  // int32: 320,012 bytes, several segments
+      monitor.use({Collective::bcast, "sorted_chain", count, DataType::int32, 0});
+      const int me = comm.rank();
+      Runtime& rt = comm.runtime();
+      for (int it = 0; it < 10; ++it) {
+        const double half = 20e-3 + delay_of(me, it, 40e-3) / 2;
+        barrier(comm);
+        monitor.processing_start();
+        rt.sleep_for(half);
+        monitor.edge(0.5);
+        rt.sleep_for(half);
+        monitor.processing_end();
+        CollectiveOptions options;
+        options.hints.set<ArrivalSnapshot>(monitor.arrive());
+        const std::string what = "iteration " + std::to_string(it);
+        const int root = it == 3 || it == 4 ? procs - 1 : 0;
+        if (it == 5) {
+          Bytes all;
+          for (int r = 0; r < procs && me == root; ++r) {
+            const Bytes b = block_of(r, DataType::int32, count);
+            all.insert(all.end(), b.begin(), b.end());
+          }
+          Bytes out(count * 4);
+          (void)Registry::instance().scatter("sln")(comm, all.data(), out.data(), count, DataType::int32, root,
+                                                    options);
+          require(out == block_of(me, DataType::int32, count),
+                  what + ": scatter sln gave rank " + std::to_string(me) + " a wrong block");
+          continue;
+        }
+        if (it == 6) {
+          const Bytes mine = block_of(me, DataType::int32, count);
+          Bytes out(me == root ? count * 4 : 0);
+          (void)Registry::instance().reduce("sorted_chain")(comm, mine.data(), out.data(), count, DataType::int32,
+                                                            ReduceOp::sum(), root, options);
+          const Bytes want =
+              make_buffer(DataType::int32, count, [&](std::size_t i) { return test::reduced(OpKind::sum, procs, i); });
+          require(me != root || out == want, what + ": reduce sorted_chain gave a wrong sum");
+          continue;
+        }
+        const Bytes want = block_of(root + it, DataType::int32, count);
+        Bytes buf = me == root ? want : Bytes(want.size(), std::byte{0xA5});
+        (void)Registry::instance().bcast("sorted_chain")(comm, buf.data(), count, DataType::int32, root, options);
+        require(buf == want, what + ": rank " + std::to_string(me) + " has a wrong buffer");
       }
       monitor.finalize();
     });

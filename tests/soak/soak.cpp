@@ -108,6 +108,39 @@ Soaked soak(const Algorithm& algorithm, long iterations, long warm_up) {
             if (out_buf[i] != static_cast<int>(want)) out.exact = false;
           }
           break;
+        case Collective::bcast: {
+          // The root's vector of this iteration; every rank ends with it.
+          for (std::size_t i = 0; i < count; ++i) {
+            out_buf[i] = me == root ? in[i] : -1;
+          }
+          bcast(*comm, out_buf.data(), count, DataType::int32, root, o);
+          for (std::size_t i = 0; i < count; ++i) {
+            const int want = static_cast<int>((it % 1000) * 7 + root * 1000003 + static_cast<long>(i));
+            if (out_buf[i] != want) out.exact = false;
+          }
+          break;
+        }
+        case Collective::reduce:
+          reduce(*comm, in.data(), out_buf.data(), count, DataType::int32, ReduceOp::sum(), root, o);
+          for (std::size_t i = 0; i < count && me == root; ++i) {
+            long want = 0;
+            for (int r = 0; r < procs; ++r) want += (it % 1000) * 7 + r * 1000003 + static_cast<long>(i);
+            if (out_buf[i] != static_cast<int>(want)) out.exact = false;
+          }
+          break;
+        case Collective::scatter: {
+          // The root scatters block r = what rank r contributes in the other loops.
+          std::vector<int> all(me == root ? count * static_cast<std::size_t>(procs) : 0);
+          for (std::size_t k = 0; k < all.size(); ++k) {
+            const long r = static_cast<long>(k / count);
+            all[k] = static_cast<int>((it % 1000) * 7 + r * 1000003 + static_cast<long>(k % count));
+          }
+          scatter(*comm, all.data(), out_buf.data(), count, DataType::int32, root, o);
+          for (std::size_t i = 0; i < count; ++i) {
+            if (out_buf[i] != in[i]) out.exact = false;
+          }
+          break;
+        }
         default:
           throw InvalidArgument("algorithm", "no soak loop for " + std::string(name_of(algorithm.collective)));
       }

@@ -120,6 +120,10 @@ TEST(ArrivalPlans, WhichBackgroundACallAsksFor) {
   EXPECT_EQ(plan_key(Collective::allgather, "bgd", 400, 3).kind, BackgroundKind::bgd);
   EXPECT_EQ(plan_key(Collective::allgather, "bgd", 400, 3).root, 0);
   EXPECT_EQ(plan_key(Collective::gather, "sls", 400, 0).kind, BackgroundKind::none);
+  // Every rank runs bcast sorted_chain's part, on a chain that starts at the call's root.
+  EXPECT_EQ(plan_key(Collective::bcast, "sorted_chain", 400, 5).kind, BackgroundKind::sorted_chain);
+  EXPECT_EQ(plan_key(Collective::bcast, "sorted_chain", 400, 5).root, 5);
+  EXPECT_NE(plan_key(Collective::bcast, "sorted_chain", 400, 5), plan_key(Collective::bcast, "sorted_chain", 400, 4));
   EXPECT_EQ(plan_key(Collective::allgather, "ring", 400, 0), internal::PlanKey{});
   EXPECT_FALSE(plan_key(Collective::allgather, "bdr", 0, 0).runnable());
   EXPECT_TRUE(plan_key(Collective::allgather, "bdr", 1, 0).runnable());

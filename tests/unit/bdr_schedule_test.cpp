@@ -255,5 +255,59 @@ TEST(SortedOrder, TiesInRankOrder) {
   EXPECT_EQ(sorted::gather_order(std::vector<double>{0.0}, 0), std::vector<int>{});
 }
 
+TEST(SortedOrder, ChainsStartOrEndAtTheRootWhereverItArrives) {
+  const std::vector<double> a{3.0, 1.0, 2.0, 1.0, 5.0};
+  EXPECT_EQ(sorted::bcast_chain(a, 2), (std::vector<int>{2, 1, 3, 0, 4}));
+  EXPECT_EQ(sorted::reduce_chain(a, 2), (std::vector<int>{1, 3, 0, 4, 2}));
+  // The latest rank as the root: it still heads the bcast chain and ends the reduce chain.
+  EXPECT_EQ(sorted::bcast_chain(a, 4), (std::vector<int>{4, 1, 3, 2, 0}));
+  EXPECT_EQ(sorted::reduce_chain(a, 4), (std::vector<int>{1, 3, 2, 0, 4}));
+  EXPECT_EQ(sorted::bcast_chain(std::vector<double>{0.0}, 0), std::vector<int>{0});
+  EXPECT_EQ(sorted::reduce_chain(std::vector<double>{7.0}, 0), std::vector<int>{0});
+  // Every rank once, whatever the pattern.
+  const std::vector<double> b{0.5, 0.5, 0.1, 0.9, 0.1, 0.0, 0.5};
+  for (int root = 0; root < 7; ++root) {
+    for (const std::vector<int>& chain : {sorted::bcast_chain(b, root), sorted::reduce_chain(b, root)}) {
+      std::vector<int> seen = chain;
+      std::sort(seen.begin(), seen.end());
+      EXPECT_EQ(seen, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+      EXPECT_EQ(sorted::position_in(chain, root), chain.front() == root ? 0U : 6U);
+    }
+  }
+  EXPECT_EQ(sorted::position_in(std::vector<int>{3, 1}, 2), 2U);
+}
+
+TEST(SortedOrder, ChainEarlyCountsTheSegmentsThatComeBeforeTheArrival) {
+  // Root at 0, step 1, 3 segments. Position 1 arrives at 10: all three reach it by then (at 1, 2,
+  // 3) and its agent forwards them, so position 2 (arriving at 4) holds segments 0 and 1 by then
+  // (at 2 and 3), segment 2 at 4 as well: all three. Position 3 arrives at 0: none.
+  EXPECT_EQ(sorted::chain_early(std::vector<double>{0, 10, 4, 0}, 3, 1.0), (std::vector<std::size_t>{0, 3, 3, 0}));
+  // Everybody together: nothing comes early.
+  EXPECT_EQ(sorted::chain_early(std::vector<double>{5, 5, 5}, 4, 1.0), (std::vector<std::size_t>{0, 0, 0}));
+  // A late root: nothing comes before it.
+  EXPECT_EQ(sorted::chain_early(std::vector<double>{9, 1, 2}, 2, 1.0), (std::vector<std::size_t>{0, 0, 0}));
+  // Position 1 arrives at 1.5: its agent takes segment 0 (at 1), its foreground segment 1 (at 2);
+  // position 2 (at 10) has 0 at 2 and 1 at 3, both early.
+  EXPECT_EQ(sorted::chain_early(std::vector<double>{0, 1.5, 10}, 2, 1.0), (std::vector<std::size_t>{0, 1, 2}));
+  EXPECT_EQ(sorted::chain_early(std::vector<double>{0}, 2, 1.0), (std::vector<std::size_t>{0}));
+}
+
+TEST(SortedOrder, ChainSegmentsFewerWhenArrivalsHideTheFill) {
+  // 4 MiB over 1 GbE, 48 ranks: together, the fill favours many segments; spread 1 ms apart, fewer.
+  const double alpha = 50e-6;
+  const double beta = 1 / 119.5e6;
+  const std::vector<double> together(48, 0.0);
+  std::vector<double> spread(48);
+  for (std::size_t k = 0; k < spread.size(); ++k) spread[k] = 1e-3 * static_cast<double>(k);
+  const std::size_t n_together = sorted::chain_segment_count(together, std::size_t{4} << 20, alpha, beta, 1024);
+  const std::size_t n_spread = sorted::chain_segment_count(spread, std::size_t{4} << 20, alpha, beta, 1024);
+  EXPECT_GT(n_together, n_spread);
+  EXPECT_GE(n_spread, 1U);
+  // The mean it minimises is never below one message's time after the arrival, m beta + alpha.
+  EXPECT_GE(sorted::chain_mean_elapsed(spread, 4 << 20, static_cast<double>(n_spread), alpha, beta),
+            alpha + (4 << 20) * beta);
+  EXPECT_EQ(sorted::chain_segment_count(together, 0, alpha, beta, 1024), 1U);
+}
+
 }  // namespace test_bdr_schedule_test
 }  // namespace ragged::plans::bdr

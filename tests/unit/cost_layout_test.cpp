@@ -68,10 +68,12 @@ const std::vector<Old>& old_models() {
 }
 
 /// Models that came with layouts or after them: the one-sided ring's, the node-aware algorithms'
-/// (they run only where some node holds two ranks or more) and allgather early_late's.
+/// (they run only where some node holds two ranks or more), allgather early_late's, and the rooted
+/// collectives' arrival-aware ones (bcast and reduce sorted_chain, scatter sln).
 bool new_model(Collective c, const std::string& name) {
   return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0 ||
-         (c == Collective::allgather && name == "early_late");
+         (c == Collective::allgather && name == "early_late") || name == "sorted_chain" ||
+         (c == Collective::scatter && name == "sln");
 }
 
 TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {

@@ -55,12 +55,7 @@ void reduce_binomial(Context& ctx, const void* sendbuf, void* recvbuf, std::size
   Comm& comm = ctx.comm();
   // reduce_local would reject these too, but only on ranks that combine something:
   // check on every rank first so that no rank waits for one that threw.
-  if (op.kind == OpKind::custom && !op.custom) {
-    throw InvalidArgument("op", "custom operator '" + op.label + "' has no function");
-  }
-  if (op.kind != OpKind::custom && type == DataType::byte) {
-    throw InvalidArgument("type", "built-in operator '" + op.label + "' is not defined on byte");
-  }
+  internal::check_reducible(op, type);
   const int procs = ctx.procs();
   const int me = ctx.rank();
   const bool is_root = me == root;

@@ -32,7 +32,16 @@
 namespace ragged::internal {
 
 /// Which background part a plan asks for.
-enum class BackgroundKind : std::uint32_t { none = 0, bdr = 1, bsls = 2, bgd = 3, slt = 4, prr = 5, bslb = 6 };
+enum class BackgroundKind : std::uint32_t {
+  none = 0,
+  bdr = 1,
+  bsls = 2,
+  bgd = 3,
+  slt = 4,
+  prr = 5,
+  bslb = 6,
+  sorted_chain = 7
+};
 
 /// A plan as the ranks agree on it: the kind of background part, the block size, the root.
 struct PlanKey {
@@ -84,14 +93,18 @@ struct Background {
   bool root_only;
   /// Skipped on a balanced pattern (omega < tau), where the algorithm runs its regular fallback.
   bool skip_when_balanced;
+  /// The plan names the call's root though every rank takes part (bcast sorted_chain: its chain
+  /// starts at the root); a root_only part's plan names it anyway.
+  bool keyed_by_root = false;
 };
 
-extern const Background bdr_background_part;   ///< allgather bdr
-extern const Background bgd_background_part;   ///< allgather bgd
-extern const Background bsls_background_part;  ///< gather bsls
-extern const Background bslb_background_part;  ///< allgather bslb: gather to 0, streamed down a chain
-extern const Background slt_background_part;   ///< allreduce slt
-extern const Background prr_background_part;   ///< allreduce prr
+extern const Background bdr_background_part;           ///< allgather bdr
+extern const Background bgd_background_part;           ///< allgather bgd
+extern const Background bsls_background_part;          ///< gather bsls
+extern const Background bslb_background_part;          ///< allgather bslb: gather to 0, streamed down a chain
+extern const Background slt_background_part;           ///< allreduce slt
+extern const Background prr_background_part;           ///< allreduce prr
+extern const Background sorted_chain_background_part;  ///< bcast sorted_chain
 
 /// The background part of that kind, from the algorithm list (null for none).
 const Background* background_of(BackgroundKind kind);
@@ -193,6 +206,12 @@ void slt_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 /// PRR (allreduce_prr.cpp): the warm-up with the ring neighbours, then every step of this rank's
 /// program before its first send (partials only: slot.segments[s], slot.next_step).
 void prr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot, BackgroundContext& context);
+
+/// bcast sorted_chain (bcast_sorted_chain.cpp): the segments that reach this rank before its
+/// estimated arrival, received from its chain predecessor and forwarded to its successor
+/// (slot.segments[t], slot.next_step of them).
+void sorted_chain_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot& slot,
+                             BackgroundContext& context);
 
 /// The tag of the planned messages of an arrival-aware algorithm whose agents exchange messages
 /// (BGD, SLT, PRR): tag_bgd_first + (epoch mod tag_bgd_epochs). Every epoch has one agreed plan,

@@ -15,6 +15,10 @@ const Background bslb_background_part{BackgroundKind::bslb, &bslb_background, 0,
 // tau of the whole vector, while their steps move one segment.
 const Background slt_background_part{BackgroundKind::slt, &slt_background, -1, false, false};
 const Background prr_background_part{BackgroundKind::prr, &prr_background, -1, false, false};
+// bcast sorted_chain decides itself too (nothing comes early on a balanced pattern); its chain
+// starts at the call's root, so the plan names it.
+const Background sorted_chain_background_part{
+    BackgroundKind::sorted_chain, &sorted_chain_background, -1, false, false, true};
 
 int planned_epoch_tag(const ArrivalSnapshot* snapshot) {
   const std::uint64_t epoch = snapshot == nullptr ? 0 : snapshot->epoch();

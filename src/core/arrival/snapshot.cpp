@@ -143,7 +143,7 @@ PlanKey plan_key(Collective collective, std::string_view algorithm, std::size_t 
   if (part == nullptr) return key;
   key.kind = part->kind;
   key.block_bytes = block_bytes;
-  if (part->root_only) key.root = part->fixed_root >= 0 ? part->fixed_root : root;
+  if (part->root_only || part->keyed_by_root) key.root = part->fixed_root >= 0 ? part->fixed_root : root;
   return key;
 }
 

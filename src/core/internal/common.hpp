@@ -49,4 +49,16 @@ inline void check_buffer(const void* p, std::size_t bytes_needed, const char* ar
   }
 }
 
+/// Throws what reduce_local() would throw for `op` on `type`, on a rank that combines nothing
+/// too: a reduction in which only some ranks combine checks on every rank first, so that no rank
+/// waits for one that threw.
+inline void check_reducible(const ReduceOp& op, DataType type) {
+  if (op.kind == OpKind::custom && !op.custom) {
+    throw InvalidArgument("op", "custom operator '" + op.label + "' has no function");
+  }
+  if (op.kind != OpKind::custom && type == DataType::byte) {
+    throw InvalidArgument("type", "built-in operator '" + op.label + "' is not defined on byte");
+  }
+}
+
 }  // namespace ragged::internal

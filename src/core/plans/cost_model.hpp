@@ -439,6 +439,31 @@ inline double reduce_binomial(const CostInput& x) {
   if (!flat(x)) return layered_binomial(x, [&](int) { return x.bytes; }) + log2_ceil(x.procs) * x.bytes * x.gamma;
   return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma);
 }
+/// The sorted chains (bcast_sorted_chain.cpp, reduce_sorted_chain.cpp), arrival-aware: the time
+/// after the last arrival, with the root early. The chain fills in the P - 2 + S steps of one
+/// segment (tau_s) its regular form takes; W = floor(omega / tau_s) of them pass before the latest
+/// rank arrives, and it needs at least its own S: max(S, P - 2 + S - W) tau_s. The reduce adds its
+/// segments' reduction at the latest rank and at the root, 2 m gamma. A late root (the model does
+/// not know where the root is) makes it the regular chain's.
+inline double sorted_chain_after(double steps_all, double segments, double step, double omega) {
+  const double fill = step > 0 ? std::floor(omega / step) : 0;
+  return std::max(segments, steps_all - fill) * step;
+}
+inline double bcast_sorted_chain(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  const auto segments = static_cast<double>(pipelined_chain::segment_count(static_cast<std::size_t>(x.bytes), x.procs));
+  const double s = std::ceil(x.bytes / segments);
+  const double step = flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s);
+  return sorted_chain_after(x.procs - 2 + segments, segments, step, x.omega);
+}
+inline double reduce_sorted_chain(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  constexpr double segment = 32 * 1024;
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double s = std::min(segment, x.bytes);
+  const double step = flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s);
+  return sorted_chain_after(x.procs - 2 + segments, segments, step, x.omega) + 2 * x.bytes * x.gamma;
+}
 
 // allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
 /// LNBC: the paced linear gather, then the selected broadcast. A broadcast that streams its
@@ -499,6 +524,8 @@ inline double gather_bsls(const CostInput& x) { return tau(x); }
 inline double gather_sls(const CostInput& x) { return x.alpha + tau(x); }
 inline double scatter_linear(const CostInput& x) { return gather_linear(x); }
 inline double scatter_binomial(const CostInput& x) { return gather_binomial(x); }
+/// SLN (scatter_sln.cpp), arrival-aware: the latest rank's block after it arrives, the root early.
+inline double scatter_sln(const CostInput& x) { return tau(x); }
 
 // gatherv, scatterv, alltoallv: ranks do not share the sizes, so only the latency terms count.
 inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }

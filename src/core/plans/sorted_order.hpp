@@ -8,10 +8,15 @@
 //   arrivals (rank 0..4):  3.0  1.0  2.0  1.0  5.0
 //   earliest_first:        1 3 2 0 4
 //   latest_first:          4 0 2 1 3
-//   gather_order(root 2):  1 3 0 4        (the root left out)
+//   gather_order(root 2):  1 3 0 4        (the root left out; scatter "sln" serves them alike)
+//   bcast_chain(root 2):   2 1 3 0 4      (the root heads the chain)
+//   reduce_chain(root 2):  1 3 0 4 2      (the chain ends at the root)
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
 #include <numeric>
 #include <span>
 #include <vector>
@@ -44,6 +49,102 @@ inline std::vector<int> gather_order(std::span<const double> arrivals, int root)
   std::vector<int> order = earliest_first(arrivals);
   order.erase(std::remove(order.begin(), order.end(), root), order.end());
   return order;
+}
+
+/// The chain of bcast "sorted_chain": the root, then the other ranks earliest first. Segments
+/// flow from the root down to the latest rank, which finds its predecessor holding them all.
+inline std::vector<int> bcast_chain(std::span<const double> arrivals, int root) {
+  std::vector<int> chain = gather_order(arrivals, root);
+  chain.insert(chain.begin(), root);
+  return chain;
+}
+
+/// The chain of reduce "sorted_chain": the other ranks earliest first, then the root. Partial
+/// results flow from the earliest rank towards the latest, which adds its own and passes them on
+/// to the root.
+inline std::vector<int> reduce_chain(std::span<const double> arrivals, int root) {
+  std::vector<int> chain = gather_order(arrivals, root);
+  chain.push_back(root);
+  return chain;
+}
+
+/// Where `rank` sits in `chain` (chain.size() if nowhere).
+inline std::size_t position_in(std::span<const int> chain, int rank) {
+  return static_cast<std::size_t>(std::find(chain.begin(), chain.end(), rank) - chain.begin());
+}
+
+/// The mean over the chain's ranks of (finish - arrival) for a chain of `arrivals` (in chain
+/// order, the chain's first rank holding the data or starting it) moving `bytes` in `segments`
+/// segments of one step of `alpha + segment bytes * beta` each, one segment per link and step, a
+/// rank receiving only after it arrived and leaving once its successor took its last segment:
+/// the front of the data reaches position k at F_k = max over j <= k of (a_j + (k - j) step), and
+/// rank k is done at F_min(k+1, P-1) + (segments - 1) step.
+inline double chain_mean_elapsed(std::span<const double> arrivals, double bytes, double segments, double alpha,
+                                 double beta) {
+  const std::size_t p = arrivals.size();
+  if (p < 2 || segments < 1) return 0;
+  const double step = alpha + std::ceil(bytes / segments) * beta;
+  std::vector<double> front(p);
+  for (std::size_t k = 0; k < p; ++k) front[k] = std::max(arrivals[k], k > 0 ? front[k - 1] + step : arrivals[0]);
+  double sum = 0;
+  for (std::size_t k = 0; k < p; ++k) sum += front[std::min(k + 1, p - 1)] + (segments - 1) * step - arrivals[k];
+  return sum / static_cast<double>(p);
+}
+
+/// The number of segments that chain_mean_elapsed() finds least for these arrivals, among about
+/// sqrt(2)-spaced counts from 1 to bytes / min_segment_bytes (the least count on a tie). Spread
+/// arrivals hide the chain's fill, so they favour fewer, larger segments than a chain whose
+/// ranks all arrive together. Every rank that computes it from the same snapshot gets the same.
+inline std::size_t chain_segment_count(std::span<const double> arrivals, std::size_t bytes, double alpha, double beta,
+                                       std::size_t min_segment_bytes) {
+  const std::size_t most = std::max<std::size_t>(1, bytes / std::max<std::size_t>(1, min_segment_bytes));
+  std::size_t best = 1;
+  double best_cost = chain_mean_elapsed(arrivals, static_cast<double>(bytes), 1, alpha, beta);
+  for (double c = 2; c <= static_cast<double>(most); c = std::max(c + 1, std::ceil(c * 1.4142135623730951))) {
+    const double cost = chain_mean_elapsed(arrivals, static_cast<double>(bytes), c, alpha, beta);
+    if (cost < best_cost) {
+      best = static_cast<std::size_t>(c);
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
+/// How many segments each chain position's agent receives (and forwards) before its rank's
+/// estimated arrival, for bcast "sorted_chain" with agents (the background model: a rank's agent
+/// receives whatever reaches it, its rank takes the rest after it arrives). `arrivals` in chain
+/// order, position 0 the root, which holds every segment at its arrival and sends them all itself;
+/// `segments` segments of `step` seconds each, one per link at a time. Position k's send of
+/// segment t ends at C(k, t) = max(R(k, t), C(k, t - 1), a_k unless its agent forwards t) + step,
+/// where R(k, t) = C(k - 1, t) is when k holds t (R(0, t) = a_0); early[k] counts the segments
+/// with R(k, t) <= a_k, a prefix since R grows with t. early[0] = 0.
+inline std::vector<std::size_t> chain_early(std::span<const double> arrivals, std::size_t segments, double step) {
+  const std::size_t p = arrivals.size();
+  std::vector<std::size_t> early(p, 0);
+  if (p < 2 || segments == 0 || !(step > 0)) return early;
+  std::vector<double> held(segments, arrivals[0]);  // R(k, t) for the current position
+  for (std::size_t k = 0; k + 1 < p; ++k) {
+    if (k > 0) {
+      while (early[k] < segments && held[early[k]] <= arrivals[k]) ++early[k];
+    }
+    double done = -std::numeric_limits<double>::infinity();  // C(k, t - 1)
+    for (std::size_t t = 0; t < segments; ++t) {
+      double start = std::max(held[t], done);
+      if (t >= early[k]) start = std::max(start, arrivals[k]);
+      done = start + step;
+      held[t] = done;  // R(k + 1, t)
+    }
+  }
+  while (early[p - 1] < segments && held[early[p - 1]] <= arrivals[p - 1]) ++early[p - 1];
+  return early;
+}
+
+/// `values` (one per rank) in the order of `chain`.
+inline std::vector<double> in_chain_order(std::span<const double> values, std::span<const int> chain) {
+  std::vector<double> out;
+  out.reserve(chain.size());
+  for (const int r : chain) out.push_back(values[static_cast<std::size_t>(r)]);
+  return out;
 }
 
 }  // namespace ragged::plans::sorted
