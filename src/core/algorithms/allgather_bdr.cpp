@@ -23,14 +23,17 @@
 // (blocking), wait for the receive.
 //
 // Without a snapshot (or with a flat one, or an unknown link model) there are
-// no pre-steps and BDR is exactly the ring. With wrong estimates the result
+// no pre-steps and BDR would be the ring: dispatch runs the best regular
+// allgather by the cost models instead (the list's balanced "auto",
+// internal::run_balanced), unless MonitorOptions::balanced_fallback is off. With wrong estimates the result
 // stays exact (the schedule is the same on every rank); only the time suffers,
 // by at most (P-2) tau against the ring (Proficz 2021, §3.1).
 //
 // Reference: J. Proficz, "All-gather Algorithms Resilient to Imbalanced Process Arrival Patterns", ACM TACO 18(4),
 //   2021, listing 2 and §3.1.
-// Limitation: gains only from an arrival snapshot (restriction arrival): without one, or with a flat one, it is the
-//   ring; wrong estimates keep the result exact but can cost (P-1) tau against the ring (docs/algorithms/bdr.md).
+// Limitation: gains only from an arrival snapshot (restriction arrival): without one, or with a flat one, it runs the
+//   best regular allgather; wrong estimates keep the result exact but can cost (P-1) tau against the ring
+//   (docs/algorithms/bdr.md).
 // Memory: the agent's copies of the blocks it receives before its rank arrives (up to P-1 blocks), copied into
 //   recvbuf by the foreground. Its own program of the schedule (the whole one, O(P^2), only while it is built).
 //
@@ -42,6 +45,7 @@
 
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
+#include "dispatch/compose.hpp"
 #include "internal/common.hpp"
 #include "plans/bdr_schedule.hpp"
 #include "plans/step_program.hpp"
@@ -87,7 +91,7 @@ void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
 
 }  // namespace internal
 
-void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {
+void allgather_bdr(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type) {
   Comm& comm = ctx.comm();
   const int procs = ctx.procs();
   const std::size_t block = ctx.bytes(count, type);
@@ -95,7 +99,15 @@ void allgather_bdr(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::si
   const auto out = ctx.blocks(recvbuf, block);
 
   const internal::PlanKey call = internal::plan_key(Collective::allgather, "bdr", block, 0);
-  const plans::bdr::Schedule schedule = bdr_schedule_for(ctx.arrival(), procs, block, ctx.comm().rank());
+  const ArrivalSnapshot* snapshot = ctx.arrival();
+  const plans::bdr::Schedule schedule = bdr_schedule_for(snapshot, procs, block, ctx.comm().rank());
+  if (schedule.pre_steps == 0 && (snapshot == nullptr || snapshot->regular_fallback())) {
+    // No pre-steps (balanced arrivals, no estimates): BDR would be the plain ring. Dispatch runs
+    // the best regular algorithm by the cost models instead (the list's balanced "auto"); the
+    // agent had no step before the first send, so it left nothing to claim.
+    (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);
+    return;
+  }
   const int tag = internal::arrival_tag(ctx, call, internal::tag_bdr, internal::tag_bdr_unplanned);
 
   // Line 54: wait for the background part, take what it received.
