@@ -30,14 +30,15 @@
 // (blocking), wait for the receive.
 //
 // Balanced arrivals (omega < tau, Proficz 2021, §2), no snapshot or an unknown link
-// model: BGD runs NEX (the ring for odd P), the best regular algorithm. Wrong estimates keep the result exact (every
-// rank builds the same schedule) and only cost time. Messages carry the snapshot's epoch in their tag (modulo
-// tag_bgd_epochs): a background cancelled because the call differs from the plan may have forwarded segments nobody
-// will receive, and no later call can match them until tag_bgd_epochs epochs have passed.
+// model: BGD runs the best regular allgather by the cost models (the list's balanced "auto"). Wrong estimates keep the
+// result exact (every rank builds the same schedule) and only cost time. Messages carry the snapshot's epoch in their
+// tag (modulo tag_bgd_epochs): a background cancelled because the call differs from the plan may have forwarded
+// segments nobody will receive, and no later call can match them until tag_bgd_epochs epochs have passed.
 //
 // Reference: ragged's own design, docs/algorithms/bgd.md, after J. Proficz, "All-gather Algorithms Resilient to
 //   Imbalanced Process Arrival Patterns", ACM TACO 18(4), 2021, listing 2.
-// Limitation: gains only from an arrival snapshot: balanced arrivals, no snapshot or an unknown link model run NEX
+// Limitation: gains only from an arrival snapshot: balanced arrivals, no snapshot or an unknown link model run the best
+// regular allgather
 //   (the ring for odd P); a cancelled background may leave forwarded segments unreceived for tag_bgd_epochs epochs.
 // Memory: the agent's copies of the segments it receives before its rank arrives (up to P-1 blocks), and its
 //   own program of the schedule (the whole one, O(P^2), only while it is built).

@@ -29,7 +29,8 @@
 // plan): the paper's form, gather_bsls then the bcast dispatch selects for the vector
 // (internal::dispatch_bcast, the second half of its tags; RAGGED_BCAST, a rules file, else `auto`).
 // On a balanced pattern (the snapshot's omega below tau, Proficz 2021, §2) there is nothing to
-// absorb and BSLB runs NEX instead (the ring for odd P; the agents run no background).
+// absorb and BSLB runs the best regular allgather instead (the list's balanced "auto"; the agents run no
+// background).
 // A rank whose agent had not begun when its foreground claimed runs the same program itself
 // (after its own block went to rank 0): the same messages, so any mix of agent and foreground
 // is exact. Wrong estimates keep the result exact; rank 0 then waits for a late rank while
@@ -39,8 +40,8 @@
 //   2021, listing 3 (BSLB on the BSLS gather of §3.2); the streamed broadcast is ragged's own design,
 //   docs/algorithms/bslb.md.
 // Limitation: gains only from an arrival snapshot with running agents: without agents it is the paper's gather then
-//   broadcast, on a balanced pattern NEX; with wrong estimates rank 0 waits for a late rank while the blocks of
-//   earlier ones queue behind it.
+//   broadcast, on a balanced pattern the best regular allgather; with wrong estimates rank 0 waits for a late rank
+//   while the blocks of earlier ones queue behind it.
 //
 // Cost (alpha-beta, n bytes per block, N = P n, S segments of s bytes per block):
 //   balanced arrivals with agents: the gather's (P-1)(3 alpha + n beta) beside the stream's
