@@ -157,7 +157,12 @@ void destroy(State* state) {
 }
 
 bool applies(Collective collective) {
-  if (collective != Collective::allgather && collective != Collective::allreduce) return false;
+  // The collectives with arrival-aware algorithms; a gather's or scatter's segment is a rank's
+  // block, a bcast's or reduce's the whole message (the size the call passes, as select.cpp takes it).
+  if (collective != Collective::allgather && collective != Collective::allreduce && collective != Collective::bcast &&
+      collective != Collective::reduce && collective != Collective::gather && collective != Collective::scatter) {
+    return false;
+  }
   const std::string* set = ragged::environment().find("RAGGED_ARRIVAL");  // read once per process
   const char* value = set != nullptr ? set->c_str() : nullptr;
   if (value != nullptr && *value != '\0' && std::strcmp(value, "auto") != 0) {

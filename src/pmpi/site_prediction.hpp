@@ -39,7 +39,8 @@ namespace prediction {
 /// How many communicators have an arrival State: the exit hook does nothing while it is 0.
 extern std::atomic<int> communicators;
 
-/// Whether a call of `collective` may carry an arrival snapshot: an allgather or an allreduce,
+/// Whether a call of `collective` may carry an arrival snapshot: an allgather, allreduce, bcast,
+/// reduce, gather or scatter (the collectives with arrival-aware algorithms),
 /// RAGGED_ARRIVAL unset or "auto" (not "off"), and MPI granted MPI_THREAD_MULTIPLE (the agent is
 /// a thread that communicates). Read at every call, like RAGGED_<COLLECTIVE>.
 [[nodiscard]] bool applies(Collective collective);

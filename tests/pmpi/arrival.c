@@ -1,11 +1,12 @@
 /* mpi.pmpi.npN.arrival_*: a plain MPI program (only <mpi.h>) whose ranks arrive at an allgather
  * in a pattern, for the PMPI library's arrival awareness (docs/pmpi.md, "Arrival awareness"). Each
  * iteration: an MPI_Barrier, then the rank "computes" (sleeps) as the pattern says, then one
- * MPI_Allgather of `ints` ints per rank (or one MPI_Allreduce, MPI_SUM, of `ints` ints), whose
+ * MPI_Allgather of `ints` ints per rank (or one MPI_Allreduce, MPI_SUM, of `ints` ints; one
+ * MPI_Bcast of `ints` ints from rank 0; one MPI_Reduce, MPI_SUM, of `ints` ints to rank 0), whose
  * result is checked exactly.
  *
  *   arrival PATTERN [iterations, default 12] [delay ms, default 80] [late rank, default 1]
- *           [ints, default 1000] [allgather (default) | allreduce]
+ *           [ints, default 1000] [allgather (default) | allreduce | bcast | reduce]
  *
  * PATTERN: `late` (the late rank sleeps `delay` before every allgather, the others not at all),
  * `random` (every rank sleeps a random 0..delay, drawn anew per rank and iteration), `balanced`
@@ -40,10 +41,10 @@ static double uniform(int rank, int iteration) {
   return (double)(x >> 11) / 9007199254740992.0;
 }
 
-/* The arrival-aware algorithms of allgather and allreduce (ragged-bench list: restriction
- * "arrival"). */
+/* The arrival-aware algorithms of allgather, allreduce, bcast and reduce (ragged-bench list:
+ * restriction "arrival"). */
 static int arrival_aware(const char* name) {
-  static const char* names[] = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd"};
+  static const char* names[] = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd", "sorted_chain"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     if (strcmp(name, names[i]) == 0) return 1;
   }
@@ -57,7 +58,14 @@ int main(int argc, char** argv) {
   const double delay = argc > 3 ? atof(argv[3]) : 80;
   const int late = argc > 4 ? atoi(argv[4]) : 1;
   const int ints = argc > 5 ? atoi(argv[5]) : 1000;
-  const int reduce = argc > 6 && strcmp(argv[6], "allreduce") == 0;
+  const char* collective = argc > 6 ? argv[6] : "allgather";
+  const int reduce = strcmp(collective, "allreduce") == 0;
+  const int bcast = strcmp(collective, "bcast") == 0;
+  const int rooted_reduce = strcmp(collective, "reduce") == 0;
+  if (!reduce && !bcast && !rooted_reduce && strcmp(collective, "allgather") != 0) {
+    fprintf(stderr, "arrival: collective '%s' is not allgather, allreduce, bcast or reduce\n", collective);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   if (strcmp(pattern, "late") != 0 && strcmp(pattern, "random") != 0 && strcmp(pattern, "balanced") != 0) {
     fprintf(stderr, "arrival: pattern '%s' is not late, random or balanced\n", pattern);
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -80,19 +88,28 @@ int main(int argc, char** argv) {
     if (strcmp(pattern, "late") == 0 && rank == late) sleep_ms(delay);
     if (strcmp(pattern, "random") == 0) sleep_ms(delay * uniform(rank, it));
     const double start = MPI_Wtime();
+    if (bcast) {
+      for (int i = 0; i < ints; ++i) all[i] = rank == 0 ? mine[i] : -1;
+    }
     if (reduce) {
       MPI_Allreduce(mine, all, ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    } else if (bcast) {
+      MPI_Bcast(all, ints, MPI_INT, 0, MPI_COMM_WORLD);
+    } else if (rooted_reduce) {
+      MPI_Reduce(mine, all, ints, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     } else {
       MPI_Allgather(mine, ints, MPI_INT, all, ints, MPI_INT, MPI_COMM_WORLD);
     }
     elapsed += MPI_Wtime() - start;
     snprintf(ran[it], sizeof ran[it], "%s", last_algorithm != NULL ? last_algorithm() : "-");
-    if (reduce) {
+    if (bcast) {
+      for (int i = 0; i < ints; ++i) wrong += all[i] != it * 1009 + i; /* rank 0's vector */
+    } else if (reduce || (rooted_reduce && rank == 0)) {
       const long long p = size;
       for (int i = 0; i < ints; ++i) {
         wrong += all[i] != (int)(1000003LL * p * (p - 1) / 2 + p * (it * 1009LL + i));
       }
-    } else {
+    } else if (!rooted_reduce) {
       for (int r = 0; r < size; ++r) {
         for (int i = 0; i < ints; ++i) wrong += all[r * ints + i] != r * 1000003 + it * 1009 + i;
       }
@@ -105,8 +122,7 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     int first = 0;
     int aware = 0;
-    printf("arrival: %s, %d %ss of %d ints at np %d, delay %g ms", pattern, iterations,
-           reduce ? "allreduce" : "allgather", ints, size, delay);
+    printf("arrival: %s, %d %ss of %d ints at np %d, delay %g ms", pattern, iterations, collective, ints, size, delay);
     if (strcmp(pattern, "late") == 0) printf(", rank %d late", late);
     printf("\n ran:");
     for (int it = 0; it < iterations; ++it) {
