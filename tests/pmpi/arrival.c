@@ -2,11 +2,14 @@
  * in a pattern, for the PMPI library's arrival awareness (docs/pmpi.md, "Arrival awareness"). Each
  * iteration: an MPI_Barrier, then the rank "computes" (sleeps) as the pattern says, then one
  * MPI_Allgather of `ints` ints per rank (or one MPI_Allreduce, MPI_SUM, of `ints` ints; one
- * MPI_Bcast of `ints` ints from rank 0; one MPI_Reduce, MPI_SUM, of `ints` ints to rank 0), whose
- * result is checked exactly.
+ * MPI_Bcast of `ints` ints from the root; one MPI_Reduce, MPI_SUM, of `ints` ints to the root; one
+ * MPI_Gather or MPI_Scatter of `ints` ints per rank), whose result is checked exactly. The root is
+ * rank 0, or with `rotate` rank it mod P in iteration it: every call then has another root than the
+ * call before, which is the plan the library's agents prepared (they must give it up cleanly).
  *
  *   arrival PATTERN [iterations, default 12] [delay ms, default 80] [late rank, default 1]
- *           [ints, default 1000] [allgather (default) | allreduce | bcast | reduce]
+ *           [ints, default 1000] [allgather (default) | allreduce | bcast | reduce | gather | scatter]
+ *           [rotate]
  *
  * PATTERN: `late` (the late rank sleeps `delay` before every allgather, the others not at all),
  * `random` (every rank sleeps a random 0..delay, drawn anew per rank and iteration), `balanced`
@@ -44,7 +47,8 @@ static double uniform(int rank, int iteration) {
 /* The arrival-aware algorithms of allgather, allreduce, bcast and reduce (ragged-bench list:
  * restriction "arrival"). */
 static int arrival_aware(const char* name) {
-  static const char* names[] = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd", "sorted_chain"};
+  static const char* names[] = {"bdr", "bgd",          "bslb", "early_late", "slt", "prr",
+                                "prd", "sorted_chain", "sls",  "bsls",       "sln"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     if (strcmp(name, names[i]) == 0) return 1;
   }
@@ -62,8 +66,12 @@ int main(int argc, char** argv) {
   const int reduce = strcmp(collective, "allreduce") == 0;
   const int bcast = strcmp(collective, "bcast") == 0;
   const int rooted_reduce = strcmp(collective, "reduce") == 0;
-  if (!reduce && !bcast && !rooted_reduce && strcmp(collective, "allgather") != 0) {
-    fprintf(stderr, "arrival: collective '%s' is not allgather, allreduce, bcast or reduce\n", collective);
+  const int gather = strcmp(collective, "gather") == 0;
+  const int scatter = strcmp(collective, "scatter") == 0;
+  const int rotate = argc > 7 && strcmp(argv[7], "rotate") == 0;
+  if (!reduce && !bcast && !rooted_reduce && !gather && !scatter && strcmp(collective, "allgather") != 0) {
+    fprintf(stderr, "arrival: collective '%s' is not allgather, allreduce, bcast, reduce, gather or scatter\n",
+            collective);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   if (strcmp(pattern, "late") != 0 && strcmp(pattern, "random") != 0 && strcmp(pattern, "balanced") != 0) {
@@ -87,29 +95,42 @@ int main(int argc, char** argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (strcmp(pattern, "late") == 0 && rank == late) sleep_ms(delay);
     if (strcmp(pattern, "random") == 0) sleep_ms(delay * uniform(rank, it));
+    const int root = rotate ? it % size : 0;
     const double start = MPI_Wtime();
     if (bcast) {
-      for (int i = 0; i < ints; ++i) all[i] = rank == 0 ? mine[i] : -1;
+      for (int i = 0; i < ints; ++i) all[i] = rank == root ? mine[i] : -1;
+    }
+    if (scatter) {
+      for (int r = 0; r < size; ++r) {
+        for (int i = 0; i < ints; ++i) all[r * ints + i] = rank == root ? r * 1000003 + it * 1009 + i : -1;
+      }
+      for (int i = 0; i < ints; ++i) mine[i] = -1;
     }
     if (reduce) {
       MPI_Allreduce(mine, all, ints, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     } else if (bcast) {
-      MPI_Bcast(all, ints, MPI_INT, 0, MPI_COMM_WORLD);
+      MPI_Bcast(all, ints, MPI_INT, root, MPI_COMM_WORLD);
     } else if (rooted_reduce) {
-      MPI_Reduce(mine, all, ints, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+      MPI_Reduce(mine, all, ints, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+    } else if (gather) {
+      MPI_Gather(mine, ints, MPI_INT, all, ints, MPI_INT, root, MPI_COMM_WORLD);
+    } else if (scatter) {
+      MPI_Scatter(all, ints, MPI_INT, mine, ints, MPI_INT, root, MPI_COMM_WORLD);
     } else {
       MPI_Allgather(mine, ints, MPI_INT, all, ints, MPI_INT, MPI_COMM_WORLD);
     }
     elapsed += MPI_Wtime() - start;
     snprintf(ran[it], sizeof ran[it], "%s", last_algorithm != NULL ? last_algorithm() : "-");
     if (bcast) {
-      for (int i = 0; i < ints; ++i) wrong += all[i] != it * 1009 + i; /* rank 0's vector */
-    } else if (reduce || (rooted_reduce && rank == 0)) {
+      for (int i = 0; i < ints; ++i) wrong += all[i] != root * 1000003 + it * 1009 + i; /* the root's vector */
+    } else if (scatter) {
+      for (int i = 0; i < ints; ++i) wrong += mine[i] != rank * 1000003 + it * 1009 + i;
+    } else if (reduce || (rooted_reduce && rank == root)) {
       const long long p = size;
       for (int i = 0; i < ints; ++i) {
         wrong += all[i] != (int)(1000003LL * p * (p - 1) / 2 + p * (it * 1009LL + i));
       }
-    } else if (!rooted_reduce) {
+    } else if (!rooted_reduce && (!gather || rank == root)) {
       for (int r = 0; r < size; ++r) {
         for (int i = 0; i < ints; ++i) wrong += all[r * ints + i] != r * 1000003 + it * 1009 + i;
       }
@@ -124,6 +145,7 @@ int main(int argc, char** argv) {
     int aware = 0;
     printf("arrival: %s, %d %ss of %d ints at np %d, delay %g ms", pattern, iterations, collective, ints, size, delay);
     if (strcmp(pattern, "late") == 0) printf(", rank %d late", late);
+    if (rotate) printf(", root it mod %d", size);
     printf("\n ran:");
     for (int it = 0; it < iterations; ++it) {
       printf(" %s", ran[it]);
