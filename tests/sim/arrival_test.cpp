@@ -533,6 +533,43 @@ TEST(ArrivalMonitor, AnotherCallCancelsAnAnnouncedBslbStreamCleanly) {
   }
 }
 
+// The agents of an announced bgd exchange blocks among themselves while their ranks compute; a
+// call of another algorithm (what `auto` may choose at a PMPI site, whose plan is the previous
+// call's) gives the plan up on every rank although blocks were already exchanged for it: exact
+// results, no error, and the next bgd gathers again.
+TEST(ArrivalMonitor, AnotherCallGivesUpAPlanWhoseAgentsAlreadyExchanged) {
+  for (int procs : {3, 4, 6}) {
+    SCOPED_TRACE("P = " + std::to_string(procs));
+    simulate(procs, [](Comm& comm) {
+      MonitorOptions mo;
+      mo.link = platform_link;
+      Monitor monitor(comm, mo);
+      const std::size_t count = 3000;
+      monitor.use({Collective::allgather, "bgd", count, DataType::int32, 0});
+      const std::vector<std::string> program{"bgd", "bslb", "bgd", "bdr", "ring", "bgd"};
+      Runtime& rt = comm.runtime();
+      for (int it = 0; it < static_cast<int>(program.size()); ++it) {
+        const std::string& algorithm = program[static_cast<std::size_t>(it)];
+        // Every rank publishes its estimate after 2 ms, so the snapshot is complete long before
+        // anyone arrives; rank 0 computes 40 ms more than the others, whose agents exchange
+        // their blocks meanwhile.
+        const double total = 10e-3 + (comm.rank() == 0 ? 40e-3 : delay_of(comm.rank(), it, 2e-3));
+        barrier(comm);
+        monitor.processing_start();
+        rt.sleep_for(2e-3);
+        monitor.edge(2e-3 / total);
+        rt.sleep_for(total - 2e-3);
+        monitor.processing_end();
+        CollectiveOptions options;
+        options.hints.set<ArrivalSnapshot>(monitor.arrive());
+        allgather_once(comm, Registry::instance().allgather(algorithm), count, DataType::int32, false, options,
+                       "iteration " + std::to_string(it) + " " + algorithm);
+      }
+      monitor.finalize();
+    });
+  }
+}
+
 TEST(ArrivalMonitor, EveryRankBuildsTheSameSnapshot) {
   const int procs = 6;
   std::vector<std::vector<double>> seen(procs);

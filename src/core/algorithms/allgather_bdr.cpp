@@ -84,7 +84,6 @@ void bdr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
     Request r = comm.irecv(step.recv_from, tag_bdr, slot.segments[seg].data(), block);
     context.wait(r);
     slot.received[seg] = 1;
-    ++slot.consumed;
   }
   slot.next_step = first_send;
 }

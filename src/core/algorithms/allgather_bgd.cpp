@@ -122,11 +122,7 @@ void bgd_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
   }
   run_steps(
       comm, program, 0, stop, tag, block, [&](int seg) { return slot.segments[static_cast<std::size_t>(seg)].data(); },
-      [&](Request& r) {
-        context.wait(r);
-        ++slot.consumed;
-      },
-      slot.received);
+      [&](Request& r) { context.wait(r); }, slot.received);
   slot.next_step = stop;
 }
 

@@ -110,7 +110,6 @@ struct InFlight {
 struct Blocks {
   std::vector<std::vector<std::byte>>& data;
   std::vector<char>& received;
-  std::size_t& consumed;
 };
 
 /// Rank 0's program: gather the blocks of the other ranks in the stream's order and send every
@@ -134,8 +133,6 @@ void root_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
   };
   std::vector<std::byte>& own = out.data[static_cast<std::size_t>(bslb_root)];
   own.resize(s.block);
-  // (not counted in `consumed`: that counts what other ranks sent or took for this plan, which a
-  // cancel on disagreement must find zero)
   Request self = comm.irecv(bslb_root, internal::tag_bslb_self, own.data(), s.block);
   std::size_t streamed = 0;  // blocks of the order sent down the chain
   const auto stream_ready = [&] {
@@ -160,7 +157,6 @@ void root_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
     for (Request& part : parts) {
       if (!part.active()) continue;
       wait(part);
-      ++out.consumed;  // once done: a cancel while it waits has taken nothing from rank r
     }
     out.received[static_cast<std::size_t>(r)] = 1;
   }
@@ -195,7 +191,6 @@ void chain_program(Comm& comm, const Stream& s, Blocks out, Wait&& wait) {
     const std::byte* data = out.data[static_cast<std::size_t>(r)].data();
     for (std::size_t t = 0; t < s.segments; ++t, ++i) {
       wait(receives[i]);
-      ++out.consumed;
       if (!has_next || !s.carried(me + 1, r)) continue;
       Request& send = sends.next();
       wait(send);
@@ -229,7 +224,7 @@ void bslb_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot
   const int procs = comm.size();
   if (snapshot.size() != procs || procs < 2) return;
   const Stream s(snapshot, procs, static_cast<std::size_t>(slot.agreed().block_bytes));
-  program(comm, s, Blocks{slot.segments, slot.received, slot.consumed}, [&](Request& r) { context.wait(r); });
+  program(comm, s, Blocks{slot.segments, slot.received}, [&](Request& r) { context.wait(r); });
 }
 
 }  // namespace internal
@@ -273,14 +268,13 @@ void allgather_bslb(Context& ctx, const void* sendbuf, void* recvbuf, std::size_
   }
   std::vector<std::vector<std::byte>> data;
   std::vector<char> received;
-  std::size_t consumed = 0;
   const std::vector<std::vector<std::byte>>* blocks = &data;
   const std::vector<char>* in = &received;
   if (internal::BackgroundSlot* done = slot->claim(call)) {
     blocks = &done->segments;
     in = &done->received;
   } else {  // the agent had not begun: run its program here
-    program(comm, s, Blocks{data, received, consumed}, [&](Request& r) { r.wait(ctx.timeout()); });
+    program(comm, s, Blocks{data, received}, [&](Request& r) { r.wait(ctx.timeout()); });
   }
   for (int r = 0; r < procs; ++r) {
     const auto i = static_cast<std::size_t>(r);

@@ -104,7 +104,6 @@ void prr_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
     Request r = comm.irecv(step.recv_from, tag, slot.segments[seg].data(), slot.segments[seg].size());
     context.wait(r);
     slot.received[seg] = 1;
-    ++slot.consumed;
   }
   slot.next_step = first_send;
 }

@@ -140,7 +140,6 @@ void slt_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot&
     Request r = comm.irecv(up, tag, slot.segments[t].data(), slot.segments[t].size());
     context.wait(r);
     slot.received[t] = 1;
-    ++slot.consumed;
   }
   slot.next_step = early;
 }

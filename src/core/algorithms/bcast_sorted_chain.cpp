@@ -125,7 +125,6 @@ void sorted_chain_background(Comm& comm, const ArrivalSnapshot& snapshot, Backgr
   for (std::size_t t = 0; t < early; ++t) {
     context.wait(in[t]);
     slot.received[t] = 1;
-    ++slot.consumed;
     if (next < 0) continue;
     if (in_flight.active()) context.wait(in_flight);
     in_flight = comm.isend(next, tag, slot.segments[t].data(), slot.segments[t].size());

@@ -53,12 +53,10 @@ void bsls_background(Comm& comm, const ArrivalSnapshot& snapshot, BackgroundSlot
     Request short_part = comm.irecv(r, tag_bsls_data, dst.data(), first);
     Request signal = comm.isend(r, tag_bsls_signal, nullptr, 0);
     context.wait(signal);
-    // Counted once rank r's block begins to come in, not when the signal is sent: a zero-byte
-    // send completes before anyone takes it (eagerly), so a sent signal says nothing about rank r,
-    // which may be in another call (the site's root moved). Such a signal stays queued and lets
-    // rank r send at once in a later call of this plan; the data still matches in order.
+    // A zero-byte send completes before anyone takes it (eagerly): when rank r is in another call
+    // (the site's root moved, the plan is given up), the signal stays queued and lets rank r send
+    // at once in a later call of this plan, whose data still matches in order.
     context.wait(short_part);
-    ++slot.consumed;
     if (block > first) {
       Request rest = comm.irecv(r, tag_bsls_data, dst.data() + first, block - first);
       context.wait(rest);

@@ -15,6 +15,11 @@
 // A call that differs from the plan all ranks agreed on cancels a running
 // background (cancel flag + a doorbell message that wakes the agent) and uses
 // the "unplanned" tags, so that stale background receives can never match it.
+// Every rank makes the same call, so every rank gives the plan up; what the agents
+// already exchanged for it is dropped (a message that no agent took stays queued
+// on the epoch's planned tag, as after any cancel). Under the PMPI library the plan
+// is the site's previous call, so `auto` choosing another algorithm, or a rooted
+// call's root moving, is this path, never an error.
 #pragma once
 
 #include <cstddef>
@@ -163,9 +168,6 @@ class BackgroundSlot {
   }
   /// BDR: index in this rank's program where the foreground continues.
   std::size_t next_step = 0;
-  /// Messages the background received (a cancelled background that received any means the
-  /// ranks disagree about the call).
-  std::size_t consumed = 0;
 
  private:
   enum class State { idle, running, done, cancelled, skipped };

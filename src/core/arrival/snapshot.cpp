@@ -196,11 +196,6 @@ BackgroundSlot* BackgroundSlot::claim(const PlanKey& call) {
   if (!planned(call)) {
     cancel_running(lock);
     if (state_ == State::idle) state_ = State::skipped;
-    if (consumed != 0) {
-      throw InvalidArgument("options.arrival",
-                            "this rank's collective differs from the one every rank announced (Monitor::use or the "
-                            "previous call), and other ranks already sent for the announced one");
-    }
     return nullptr;
   }
   if (state_ == State::idle) {
