@@ -48,7 +48,7 @@ static double uniform(int rank, int iteration) {
  * restriction "arrival"). */
 static int arrival_aware(const char* name) {
   static const char* names[] = {"bdr", "bgd",          "bslb", "early_late", "slt", "prr",
-                                "prd", "sorted_chain", "sls",  "bsls",       "sln"};
+                                "prd", "sorted_chain", "sls",  "bsls",       "sln", "sbn"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     if (strcmp(name, names[i]) == 0) return 1;
   }

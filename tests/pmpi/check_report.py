@@ -16,7 +16,7 @@ A SPEC is comma-separated key=value pairs. It selects the one site with the give
     straggler=R      rank R was last in at least 80% of the calls, and it is the site's first
                      straggler; its mean wait is the smallest and every other rank waits longer
     aware_min=N      at least N calls ran an arrival-aware algorithm (bdr, bgd, bslb, early_late,
-                     slt, prr, prd, sorted_chain, sln, sls, bsls) chosen by auto
+                     slt, prr, prd, sorted_chain, sln, sls, bsls, sbn) chosen by auto
     aware_max=N      at most N calls ran an arrival-aware algorithm
     omega=S          the imbalance (median of max - min entry time over the ranks, per call)
                      is between 0.7 S and 3 S seconds, and omega/tau is above 1
@@ -26,7 +26,7 @@ import json
 import sys
 
 failures = []
-ARRIVAL_AWARE = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd", "sorted_chain", "sln", "sls", "bsls"}
+ARRIVAL_AWARE = {"bdr", "bgd", "bslb", "early_late", "slt", "prr", "prd", "sorted_chain", "sln", "sls", "bsls", "sbn"}
 
 
 def fail(text):

@@ -22,6 +22,7 @@
 #include <set>
 #include <vector>
 
+#include "plans/binomial_tree.hpp"
 #include "plans/ring_plan.hpp"
 #include "plans/sorted_order.hpp"
 
@@ -275,6 +276,46 @@ TEST(SortedOrder, ChainsStartOrEndAtTheRootWhereverItArrives) {
     }
   }
   EXPECT_EQ(sorted::position_in(std::vector<int>{3, 1}, 2), 2U);
+}
+
+TEST(SortedOrder, SbnTreesPutEveryRankAfterOrBeforeItsSubtree) {
+  const std::vector<double> a{3.0, 1.0, 2.0, 1.0, 5.0};
+  EXPECT_EQ(sorted::sbn_gather_tree(a, 2), (std::vector<int>{2, 4, 0, 1, 3}));
+  EXPECT_EQ(sorted::sbn_scatter_tree(a, 2), (std::vector<int>{2, 4, 1, 3, 0}));
+  EXPECT_EQ(sorted::sbn_scatter_children(0, 5), (std::vector<int>{2, 4, 1}));
+  EXPECT_EQ(sorted::sbn_gather_tree(std::vector<double>{0.0}, 0), std::vector<int>{0});
+  // Every rank once, the root at position 0, and in the gather's tree every non-root rank arrives
+  // no earlier than every rank of its subtree (the scatter's: no later), for every P up to 40,
+  // every root and arrivals drawn with ties.
+  std::uint64_t x = 12345;
+  const auto next = [&x] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((x >> 33) % 7);  // few values: many ties
+  };
+  for (int procs = 1; procs <= 40; ++procs) {
+    std::vector<double> arrivals(static_cast<std::size_t>(procs));
+    for (double& t : arrivals) t = next();
+    for (int root = 0; root < procs; ++root) {
+      const std::vector<int> gather = sorted::sbn_gather_tree(arrivals, root);
+      const std::vector<int> scatter = sorted::sbn_scatter_tree(arrivals, root);
+      for (const std::vector<int>* tree : {&gather, &scatter}) {
+        std::vector<int> seen = *tree;
+        std::sort(seen.begin(), seen.end());
+        for (int r = 0; r < procs; ++r) ASSERT_EQ(seen[static_cast<std::size_t>(r)], r);
+        ASSERT_EQ(tree->front(), root);
+      }
+      for (int v = 1; v < procs; ++v) {
+        const int size = binomial::subtree_size(v, procs);
+        for (int d = v + 1; d < v + size; ++d) {
+          const auto at = [&](const std::vector<int>& t, int position) {
+            return arrivals[static_cast<std::size_t>(t[static_cast<std::size_t>(position)])];
+          };
+          ASSERT_GE(at(gather, v), at(gather, d)) << "P " << procs << " root " << root << " position " << v;
+          ASSERT_LE(at(scatter, v), at(scatter, d)) << "P " << procs << " root " << root << " position " << v;
+        }
+      }
+    }
+  }
 }
 
 TEST(SortedOrder, ChainEarlyCountsTheSegmentsThatComeBeforeTheArrival) {

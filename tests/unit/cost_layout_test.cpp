@@ -51,8 +51,6 @@ const std::vector<Old>& old_models() {
       {Collective::reduce, "binomial", before::reduce_binomial},
       {Collective::gather, "linear", before::gather_linear},
       {Collective::gather, "binomial", before::gather_binomial},
-      {Collective::gather, "bsls", before::gather_bsls},
-      {Collective::gather, "sls", before::gather_sls},
       {Collective::scatter, "linear", before::scatter_linear},
       {Collective::scatter, "binomial", before::scatter_binomial},
       {Collective::gatherv, "traff", before::irregular_tree},
@@ -69,11 +67,13 @@ const std::vector<Old>& old_models() {
 
 /// Models that came with layouts or after them: the one-sided ring's, the node-aware algorithms'
 /// (they run only where some node holds two ranks or more), allgather early_late's, and the rooted
-/// collectives' arrival-aware ones (bcast and reduce sorted_chain, scatter sln).
+/// collectives' arrival-aware ones (bcast and reduce sorted_chain, scatter sln, gather and scatter sbn), and the
+/// sorted gathers' (sls, bsls), which since weigh what the root does before the latest rank arrives.
 bool new_model(Collective c, const std::string& name) {
   return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0 ||
          (c == Collective::allgather && name == "early_late") || name == "sorted_chain" ||
-         (c == Collective::scatter && name == "sln");
+         (c == Collective::scatter && name == "sln") || name == "sbn" ||
+         (c == Collective::gather && (name == "sls" || name == "bsls"));
 }
 
 TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {

@@ -241,6 +241,12 @@ void warm_up(Comm& comm, std::span<const int> to, std::span<const int> from, int
 void sorted_gather_foreground(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                               int root, int signal_tag, int data_tag);
 
+/// SBN's tree for this call (gather_sbn.cpp, scatter_sbn.cpp): gives up a background part prepared
+/// for another call (SBN has none), then position -> rank from the snapshot's estimates
+/// (plans::sorted::sbn_gather_tree or sbn_scatter_tree). A snapshot of another size throws on every
+/// rank alike.
+std::vector<int> sbn_tree(const Context& ctx, Collective collective, std::size_t block, int root);
+
 /// Bytes of the short first segment of BSLS/SLS: min(1 KiB, block).
 inline std::size_t sorted_gather_short_bytes(std::size_t block) { return block < 1024 ? block : 1024; }
 

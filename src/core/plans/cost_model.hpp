@@ -520,12 +520,37 @@ inline double gather_binomial(const CostInput& x) {
   if (!flat(x)) return layered_binomial(x, [&](int d) { return d * x.bytes; });
   return log2_ceil(x.procs) * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
-inline double gather_bsls(const CostInput& x) { return tau(x); }
-inline double gather_sls(const CostInput& x) { return x.alpha + tau(x); }
+/// The sorted gathers and scatters are weighed after the last arrival, as every arrival-aware
+/// model is. What the root does for the P-2 other non-root ranks before the latest one comes is
+/// hidden only as far as the latest rank's lead over the second latest (omega_last) reaches; the
+/// rest comes after the last arrival too. Without a snapshot (omega 0) the earlier figures.
+inline double sorted_rest(const CostInput& x, double per_rank) {
+  if (!(x.omega > 0) || x.procs < 3) return 0;
+  return std::max(0.0, (x.procs - 2) * per_rank - x.omega_last);
+}
+/// BSLS and SLS (gather_bsls.cpp, gather_sls.cpp): a signal, a short part and the rest per rank.
+inline double gather_bsls(const CostInput& x) { return sorted_rest(x, 3 * x.alpha + x.bytes * x.beta) + tau(x); }
+inline double gather_sls(const CostInput& x) {
+  return sorted_rest(x, 3 * x.alpha + x.bytes * x.beta) + x.alpha + tau(x);
+}
+/// SBN (gather_sbn.cpp): the others' binomial gather while the latest rank computes, then its
+/// one block to the root.
+inline double gather_sbn(const CostInput& x) {
+  CostInput others = x;
+  others.procs = std::max(1, x.procs - 1);
+  return std::max(0.0, gather_binomial(others) - x.omega_last) + tau(x);
+}
 inline double scatter_linear(const CostInput& x) { return gather_linear(x); }
 inline double scatter_binomial(const CostInput& x) { return gather_binomial(x); }
 /// SLN (scatter_sln.cpp), arrival-aware: the latest rank's block after it arrives, the root early.
-inline double scatter_sln(const CostInput& x) { return tau(x); }
+inline double scatter_sln(const CostInput& x) { return sorted_rest(x, tau(x)) + tau(x); }
+/// SBN (scatter_sbn.cpp): the others' binomial scatter while the latest rank computes, then its
+/// block from its parent.
+inline double scatter_sbn(const CostInput& x) {
+  CostInput others = x;
+  others.procs = std::max(1, x.procs - 1);
+  return std::max(0.0, scatter_binomial(others) - x.omega_last) + tau(x);
+}
 
 // gatherv, scatterv, alltoallv: ranks do not share the sizes, so only the latency terms count.
 inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }

@@ -11,6 +11,9 @@
 //   gather_order(root 2):  1 3 0 4        (the root left out; scatter "sln" serves them alike)
 //   bcast_chain(root 2):   2 1 3 0 4      (the root heads the chain)
 //   reduce_chain(root 2):  1 3 0 4 2      (the chain ends at the root)
+//   sbn_gather_tree(root 2):  2 4 0 1 3   (tree positions 0..4: the root, then latest first)
+//   sbn_scatter_tree(root 2): 2 4 1 3 0   (positions 2-3, the root's largest subtree, get the
+//                                          earliest ranks 1 and 3; the latest, 4, is position 1)
 #pragma once
 
 #include <algorithm>
@@ -20,6 +23,8 @@
 #include <numeric>
 #include <span>
 #include <vector>
+
+#include "plans/binomial_tree.hpp"
 
 namespace ragged::plans::sorted {
 
@@ -67,6 +72,75 @@ inline std::vector<int> reduce_chain(std::span<const double> arrivals, int root)
   chain.push_back(root);
   return chain;
 }
+
+/// SBN's binomial tree (gather and scatter "sbn"): the rank at each position of the binomial
+/// tree of plans/binomial_tree.hpp (its relative ranks; position 0 is the root). A subtree is a
+/// run of higher positions, so in the gather's tree, the other ranks latest first, every rank
+/// arrives no earlier than the ranks below it: they have sent before it comes, and the latest
+/// rank is a leaf of the root, whose one block is all that is left when it arrives.
+inline std::vector<int> sbn_gather_tree(std::span<const double> arrivals, int root) {
+  std::vector<int> tree = latest_first(arrivals);
+  tree.erase(std::remove(tree.begin(), tree.end(), root), tree.end());
+  tree.insert(tree.begin(), root);
+  return tree;
+}
+
+/// The order in which a rank of SBN's scatter serves the children `binomial::children(v, procs)`
+/// names: the largest subtree first (the farther of two of one size first), the nearest leaf last.
+inline std::vector<int> sbn_scatter_children(int v, int procs) {
+  std::vector<int> kids = binomial::children(v, procs);
+  std::stable_sort(kids.begin(), kids.end(), [procs](int a, int b) {
+    const int sa = binomial::subtree_size(a, procs);
+    const int sb = binomial::subtree_size(b, procs);
+    return sa != sb ? sa > sb : a > b;
+  });
+  return kids;
+}
+
+/// The scatter's tree: each subtree gets a run of the ranks sorted earliest first, its head the
+/// earliest of them, its children's subtrees the following ranks in the order the head serves
+/// them (sbn_scatter_children: the largest first). So every rank arrives no later than the ranks
+/// below it and passes their blocks on as soon as it has them, the early ranks fill the large
+/// subtrees the root serves first, and the latest rank is position 1, the leaf the root serves
+/// last: one block and no hop after it arrives.
+inline std::vector<int> sbn_scatter_tree(std::span<const double> arrivals, int root) {
+  const std::vector<int> order = bcast_chain(arrivals, root);  // the root, then earliest first
+  const int procs = static_cast<int>(order.size());
+  std::vector<int> tree(order.size());
+  struct Place {
+    int position;
+    std::size_t first;  // the subtree's ranks are order[first, first + its size)
+  };
+  std::vector<Place> stack;
+  if (procs > 0) stack.push_back({0, 0});
+  while (!stack.empty()) {
+    const Place p = stack.back();
+    stack.pop_back();
+    tree[static_cast<std::size_t>(p.position)] = order[p.first];
+    std::size_t next = p.first + 1;
+    for (const int c : sbn_scatter_children(p.position, procs)) {
+      stack.push_back({c, next});
+      next += static_cast<std::size_t>(binomial::subtree_size(c, procs));
+    }
+  }
+  return tree;
+}
+
+/// What the rank at `position` of an SBN tree of `procs` positions holds: the blocks of its
+/// subtree's positions in position order, its own first; the root's own block stays in place
+/// (recvbuf, sendbuf), so its run holds positions 1 .. P-1.
+struct SbnRun {
+  int position = 0;
+  int size = 1;  ///< positions in the subtree, its own included
+  [[nodiscard]] std::size_t own() const { return position == 0 ? 0 : 1; }
+  /// Blocks in the run.
+  [[nodiscard]] std::size_t blocks() const { return static_cast<std::size_t>(size) - 1 + own(); }
+  /// The run's block of position `p` (position < p < position + size, or p == position off the root).
+  [[nodiscard]] std::size_t index(int p) const { return static_cast<std::size_t>(p - position) - 1 + own(); }
+  /// A non-root rank without children: it sends or receives its own block alone.
+  [[nodiscard]] bool leaf() const { return position != 0 && size == 1; }
+};
+inline SbnRun sbn_run(int position, int procs) { return {position, binomial::subtree_size(position, procs)}; }
 
 /// Where `rank` sits in `chain` (chain.size() if nowhere).
 inline std::size_t position_in(std::span<const int> chain, int rank) {
