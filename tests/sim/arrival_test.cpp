@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -499,29 +500,29 @@ TEST(ArrivalMonitor, BcastSortedChainAgentsForwardExactly) {
   }
 }
 
-// Every rank's agent runs BSLB's stream for an announced bslb; a call of another arrival-aware
-// algorithm cancels it on every rank. No rank took part in the stream (rank 0's own block and
-// the other ranks' blocks come only from a bslb call), so the cancel is clean: exact results,
-// no "collective differs" error, and the next bslb streams again.
-TEST(ArrivalMonitor, AnotherCallCancelsAnAnnouncedBslbStreamCleanly) {
-  for (int procs : {2, 3, 5, 8}) {
+// Announces `announced` to the agents, then runs `program`'s allgathers of 3,000 int32 at each P
+// of `procs_list`. In iteration it a rank computes `compute(rank, it)` = {seconds before it
+// publishes its estimate, seconds after}, then arrives with its snapshot; every result is checked.
+void run_after_announcing(std::initializer_list<int> procs_list, const std::string& announced,
+                          const std::vector<std::string>& program,
+                          const std::function<std::pair<double, double>(int, int)>& compute) {
+  for (int procs : procs_list) {
     SCOPED_TRACE("P = " + std::to_string(procs));
-    simulate(procs, [](Comm& comm) {
+    simulate(procs, [&](Comm& comm) {
       MonitorOptions mo;
       mo.link = platform_link;
       Monitor monitor(comm, mo);
       const std::size_t count = 3000;
-      monitor.use({Collective::allgather, "bslb", count, DataType::int32, 0});
-      const std::vector<std::string> program{"bslb", "bdr", "bslb", "bgd", "bslb"};
+      monitor.use({Collective::allgather, announced, count, DataType::int32, 0});
       Runtime& rt = comm.runtime();
       for (int it = 0; it < static_cast<int>(program.size()); ++it) {
         const std::string& algorithm = program[static_cast<std::size_t>(it)];
-        const double half = 20e-3 + delay_of(comm.rank(), it, 6e-3) / 2;
+        const auto [before, after] = compute(comm.rank(), it);
         barrier(comm);
         monitor.processing_start();
-        rt.sleep_for(half);
-        monitor.edge(0.5);
-        rt.sleep_for(half);
+        rt.sleep_for(before);
+        monitor.edge(before / (before + after));
+        rt.sleep_for(after);
         monitor.processing_end();
         CollectiveOptions options;
         options.hints.set<ArrivalSnapshot>(monitor.arrive());
@@ -533,41 +534,28 @@ TEST(ArrivalMonitor, AnotherCallCancelsAnAnnouncedBslbStreamCleanly) {
   }
 }
 
+// Every rank's agent runs BSLB's stream for an announced bslb; a call of another arrival-aware
+// algorithm cancels it on every rank. No rank took part in the stream (rank 0's own block and
+// the other ranks' blocks come only from a bslb call), so the cancel is clean: exact results,
+// no "collective differs" error, and the next bslb streams again.
+TEST(ArrivalMonitor, AnotherCallCancelsAnAnnouncedBslbStreamCleanly) {
+  run_after_announcing({2, 3, 5, 8}, "bslb", {"bslb", "bdr", "bslb", "bgd", "bslb"}, [](int rank, int it) {
+    const double half = 20e-3 + delay_of(rank, it, 6e-3) / 2;
+    return std::pair{half, half};
+  });
+}
+
 // The agents of an announced bgd exchange blocks among themselves while their ranks compute; a
 // call of another algorithm (what `auto` may choose at a PMPI site, whose plan is the previous
 // call's) gives the plan up on every rank although blocks were already exchanged for it: exact
 // results, no error, and the next bgd gathers again.
 TEST(ArrivalMonitor, AnotherCallGivesUpAPlanWhoseAgentsAlreadyExchanged) {
-  for (int procs : {3, 4, 6}) {
-    SCOPED_TRACE("P = " + std::to_string(procs));
-    simulate(procs, [](Comm& comm) {
-      MonitorOptions mo;
-      mo.link = platform_link;
-      Monitor monitor(comm, mo);
-      const std::size_t count = 3000;
-      monitor.use({Collective::allgather, "bgd", count, DataType::int32, 0});
-      const std::vector<std::string> program{"bgd", "bslb", "bgd", "bdr", "ring", "bgd"};
-      Runtime& rt = comm.runtime();
-      for (int it = 0; it < static_cast<int>(program.size()); ++it) {
-        const std::string& algorithm = program[static_cast<std::size_t>(it)];
-        // Every rank publishes its estimate after 2 ms, so the snapshot is complete long before
-        // anyone arrives; rank 0 computes 40 ms more than the others, whose agents exchange
-        // their blocks meanwhile.
-        const double total = 10e-3 + (comm.rank() == 0 ? 40e-3 : delay_of(comm.rank(), it, 2e-3));
-        barrier(comm);
-        monitor.processing_start();
-        rt.sleep_for(2e-3);
-        monitor.edge(2e-3 / total);
-        rt.sleep_for(total - 2e-3);
-        monitor.processing_end();
-        CollectiveOptions options;
-        options.hints.set<ArrivalSnapshot>(monitor.arrive());
-        allgather_once(comm, Registry::instance().allgather(algorithm), count, DataType::int32, false, options,
-                       "iteration " + std::to_string(it) + " " + algorithm);
-      }
-      monitor.finalize();
-    });
-  }
+  // Every rank publishes its estimate after 2 ms, so the snapshot is complete long before anyone
+  // arrives; rank 0 computes 40 ms more than the others, whose agents exchange their blocks meanwhile.
+  run_after_announcing({3, 4, 6}, "bgd", {"bgd", "bslb", "bgd", "bdr", "ring", "bgd"}, [](int rank, int it) {
+    const double total = 10e-3 + (rank == 0 ? 40e-3 : delay_of(rank, it, 2e-3));
+    return std::pair{2e-3, total - 2e-3};
+  });
 }
 
 TEST(ArrivalMonitor, EveryRankBuildsTheSameSnapshot) {
