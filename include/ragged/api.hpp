@@ -144,4 +144,21 @@ const Algorithm& alltoallv(Comm& comm, std::span<const T> in, std::span<const in
   return alltoallv(comm, in.data(), sendcounts, sdispls, out.data(), recvcounts, rdispls, datatype_of<T>(), options);
 }
 
+/// Inclusive prefix reduction: out on rank i is in_0 op ... op in_i.
+template <internal::Element T>
+const Algorithm& scan(Comm& comm, std::span<const T> in, std::span<T> out, const ReduceOp& op,
+                      const CollectiveOptions& options = {}) {
+  internal::check_size(out.size(), in.size(), "out", "in.size()");
+  return scan(comm, in.data(), out.data(), in.size(), datatype_of<T>(), op, options);
+}
+
+/// Exclusive prefix reduction: out on rank i > 0 is in_0 op ... op in_(i-1); rank 0's out is
+/// not written.
+template <internal::Element T>
+const Algorithm& exscan(Comm& comm, std::span<const T> in, std::span<T> out, const ReduceOp& op,
+                        const CollectiveOptions& options = {}) {
+  internal::check_size(out.size(), in.size(), "out", "in.size()");
+  return exscan(comm, in.data(), out.data(), in.size(), datatype_of<T>(), op, options);
+}
+
 }  // namespace ragged

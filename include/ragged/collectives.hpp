@@ -20,7 +20,7 @@ inline const unsigned char in_place_marker = 0;
 }
 /// MPI_IN_PLACE, with MPI's rules for where it goes:
 /// * as sendbuf: allgather takes this rank's block from recvbuf[rank*count]; allreduce reduces
-///   recvbuf in place; reduce, gather and gatherv accept it at the root only (the root's
+///   recvbuf in place, as do scan and exscan; reduce, gather and gatherv accept it at the root only (the root's
 ///   contribution is already in recvbuf);
 /// * as recvbuf: scatter and scatterv accept it at the root only (the root's block stays in
 ///   sendbuf).
@@ -88,6 +88,13 @@ const Algorithm& alltoall(Comm& comm, const void* sendbuf, void* recvbuf, std::s
 const Algorithm& alltoallv(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
                            std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
                            std::span<const int> rdispls, DataType type, const CollectiveOptions& options = {});
+/// scan: rank i receives x_0 op x_1 op ... op x_i (operands in rank order, as MPI_Scan).
+const Algorithm& scan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                      const ReduceOp& op, const CollectiveOptions& options = {});
+/// exscan: rank i > 0 receives x_0 op ... op x_(i-1); rank 0's recvbuf is not written (MPI
+/// leaves it undefined), as MPI_Exscan.
+const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                        const ReduceOp& op, const CollectiveOptions& options = {});
 
 // Callables with the dispatch entry points' arguments, returning the algorithm that ran
 // (Registry::allgather(name) etc. bind a name).
@@ -109,6 +116,7 @@ using AlltoallFn = AllgatherFn;
 using AlltoallvFn =
     std::function<const Algorithm&(Comm&, const void*, std::span<const int>, std::span<const int>, void*,
                                    std::span<const int>, std::span<const int>, DataType, const CollectiveOptions&)>;
+using ScanFn = AllreduceFn;
 
 /// A dissemination barrier over Comm (used by benchmarks and tests on every backend).
 void barrier(Comm& comm, Timeout timeout = {});

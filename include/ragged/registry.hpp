@@ -20,11 +20,25 @@
 
 namespace ragged {
 
-enum class Collective { allgather, allreduce, bcast, reduce, gather, scatter, gatherv, scatterv, alltoall, alltoallv };
+enum class Collective {
+  allgather,
+  allreduce,
+  bcast,
+  reduce,
+  gather,
+  scatter,
+  gatherv,
+  scatterv,
+  alltoall,
+  alltoallv,
+  scan,
+  exscan
+};
 
-inline constexpr Collective all_collectives[] = {
-    Collective::allgather, Collective::allreduce, Collective::bcast,    Collective::reduce,   Collective::gather,
-    Collective::scatter,   Collective::gatherv,   Collective::scatterv, Collective::alltoall, Collective::alltoallv};
+inline constexpr Collective all_collectives[] = {Collective::allgather, Collective::allreduce, Collective::bcast,
+                                                 Collective::reduce,    Collective::gather,    Collective::scatter,
+                                                 Collective::gatherv,   Collective::scatterv,  Collective::alltoall,
+                                                 Collective::alltoallv, Collective::scan,      Collective::exscan};
 
 [[nodiscard]] const char* name_of(Collective collective);
 /// Parses a collective's name ("allgather", ..., "alltoallv").
@@ -90,6 +104,12 @@ using Scatterv = void (*)(Context&, const void* sendbuf, std::span<const int> se
 using Alltoall = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type);
 using Alltoallv = void (*)(Context&, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
                            void* recvbuf, std::span<const int> recvcounts, std::span<const int> rdispls, DataType type);
+// Inclusive and exclusive prefix reductions. sendbuf holds this rank's operand and may be recvbuf
+// (dispatch passes sendbuf == recvbuf for scan; for exscan the caller's own buffer, so that rank
+// 0's recvbuf, which MPI leaves undefined, is never written).
+using Scan = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                      const ReduceOp& op);
+using Exscan = Scan;
 // Function types (not pointers), so that the list can declare the functions.
 using allgather_signature = std::remove_pointer_t<Allgather>;
 using allreduce_signature = std::remove_pointer_t<Allreduce>;
@@ -101,12 +121,16 @@ using gatherv_signature = std::remove_pointer_t<Gatherv>;
 using scatterv_signature = std::remove_pointer_t<Scatterv>;
 using alltoall_signature = std::remove_pointer_t<Alltoall>;
 using alltoallv_signature = std::remove_pointer_t<Alltoallv>;
+using scan_signature = std::remove_pointer_t<Scan>;
+using exscan_signature = std::remove_pointer_t<Exscan>;
 }  // namespace impl
 
 /// The function of an algorithm; the alternative's index is the Collective's value
-/// (Gather and Scatter share a type, so always construct by index: make_algorithm()).
-using AlgorithmFn = std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather,
-                                 impl::Scatter, impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv>;
+/// (Gather and Scatter share a type, as do Allreduce, Scan and Exscan, so always construct by
+/// index: make_algorithm()).
+using AlgorithmFn =
+    std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather, impl::Scatter,
+                 impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv, impl::Scan, impl::Exscan>;
 
 struct Algorithm {
   std::string name;
@@ -160,6 +184,8 @@ class Registry {
   [[nodiscard]] ScattervFn scatterv(std::string_view name) const;
   [[nodiscard]] AlltoallFn alltoall(std::string_view name) const;
   [[nodiscard]] AlltoallvFn alltoallv(std::string_view name) const;
+  [[nodiscard]] ScanFn scan(std::string_view name) const;
+  [[nodiscard]] ScanFn exscan(std::string_view name) const;
 
  private:
   Registry() = default;

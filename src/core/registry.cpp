@@ -28,6 +28,10 @@ const char* name_of(Collective collective) {
       return "alltoall";
     case Collective::alltoallv:
       return "alltoallv";
+    case Collective::scan:
+      return "scan";
+    case Collective::exscan:
+      return "exscan";
   }
   return "unknown";
 }
@@ -186,6 +190,26 @@ AlltoallvFn Registry::alltoallv(std::string_view name) const {
     CollectiveOptions o = options;
     o.algorithm = n;
     return ragged::alltoallv(comm, s, sc, sd, r, rc, rd, type, o);
+  };
+}
+
+ScanFn Registry::scan(std::string_view name) const {
+  (void)find(Collective::scan, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const ReduceOp& op, const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::scan(comm, s, r, count, type, op, o);
+  };
+}
+
+ScanFn Registry::exscan(std::string_view name) const {
+  (void)find(Collective::exscan, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const ReduceOp& op, const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::exscan(comm, s, r, count, type, op, o);
   };
 }
 

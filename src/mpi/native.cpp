@@ -63,6 +63,22 @@ void native_allreduce(Context& ctx, const void* sendbuf, void* recvbuf, std::siz
         "MPI_Allreduce");
 }
 
+void native_scan(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                 const ReduceOp& op) {
+  const MPI_Op mpi_op = reduction_op(op, type);
+  check(
+      PMPI_Scan(send_arg(sendbuf, recvbuf), recvbuf, count_of(count), to_mpi(type), mpi_op, native_handle(ctx.comm())),
+      "MPI_Scan");
+}
+
+void native_exscan(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                   const ReduceOp& op) {
+  const MPI_Op mpi_op = reduction_op(op, type);
+  check(PMPI_Exscan(send_arg(sendbuf, recvbuf), recvbuf, count_of(count), to_mpi(type), mpi_op,
+                    native_handle(ctx.comm())),
+        "MPI_Exscan");
+}
+
 void native_bcast(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   check(PMPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(ctx.comm())), "MPI_Bcast");
 }
@@ -164,6 +180,8 @@ void register_native_algorithms() {
   registry.add(make_algorithm<C::scatterv>("native", "The MPI library's MPI_Scatterv.", mpi_only, &native_scatterv));
   registry.add(make_algorithm<C::alltoall>("native", "The MPI library's MPI_Alltoall.", mpi_only, &native_alltoall));
   registry.add(make_algorithm<C::alltoallv>("native", "The MPI library's MPI_Alltoallv.", mpi_only, &native_alltoallv));
+  registry.add(make_algorithm<C::scan>("native", "The MPI library's MPI_Scan.", mpi_only, &native_scan));
+  registry.add(make_algorithm<C::exscan>("native", "The MPI library's MPI_Exscan.", mpi_only, &native_exscan));
 }
 
 }  // namespace ragged::mpi

@@ -106,7 +106,9 @@ bool rooted(Collective c) {
   return c == Collective::bcast || c == Collective::reduce || c == Collective::gather || c == Collective::scatter ||
          c == Collective::gatherv || c == Collective::scatterv;
 }
-bool reducing(Collective c) { return c == Collective::allreduce || c == Collective::reduce; }
+bool reducing(Collective c) {
+  return c == Collective::allreduce || c == Collective::reduce || c == Collective::scan || c == Collective::exscan;
+}
 bool has_in_place(Collective c) { return c != Collective::bcast; }
 
 struct Config {
@@ -312,6 +314,12 @@ Buffers prepare(const Config& k, int rank, int procs) {
       b.recv = scratch(t, static_cast<std::size_t>(b.recvcount));
       break;
     }
+    case Collective::scan:
+    case Collective::exscan:  // rank 0's recvbuf must come back as it went in, as natively
+      b.send = data(t, kind, rank, n);
+      b.recv = scratch(t, n);
+      if (k.in_place) place(b.recv, t, 0, b.send);
+      break;
     case Collective::alltoall:
       b.send = data(t, kind, rank, p * n);
       b.recv = scratch(t, p * n);
@@ -371,6 +379,12 @@ void invoke(const Algorithm& alg, Comm& comm, const Config& k, Buffers& b, const
     case Collective::alltoallv:
       (void)alltoallv(comm, s, b.send_layout.counts, b.send_layout.displs, r, b.recv_layout.counts,
                       b.recv_layout.displs, t, o);
+      return;
+    case Collective::scan:
+      (void)scan(comm, s, r, n, t, k.op->op, o);
+      return;
+    case Collective::exscan:
+      (void)exscan(comm, s, r, n, t, k.op->op, o);
       return;
   }
 }

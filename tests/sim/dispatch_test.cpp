@@ -315,6 +315,20 @@ TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
               RAGGED_CHECK_EQ(recv[0], 1);
             }
             break;
+          case Collective::scan:
+            (void)scan(comm, send.data(), recv.data(), 0, DataType::int32, ReduceOp::sum(), o);
+            if (procs == 1) {
+              (void)scan(comm, send.data(), recv.data(), 2, DataType::int32, ReduceOp::sum(), o);
+              RAGGED_CHECK_EQ(recv[1], 1);
+            }
+            break;
+          case Collective::exscan:
+            (void)exscan(comm, send.data(), recv.data(), 0, DataType::int32, ReduceOp::sum(), o);
+            if (procs == 1) {  // rank 0's recvbuf is not written
+              (void)exscan(comm, send.data(), recv.data(), 2, DataType::int32, ReduceOp::sum(), o);
+              RAGGED_CHECK_EQ(recv[1], -1);
+            }
+            break;
         }
       });
     }

@@ -351,28 +351,8 @@ TEST_P(Reduce, EveryRootCountTypeOperatorAndInPlaceReducesExactly) {
   });
 }
 
-// Interval concatenation: [a,b] ∘ [c,d] = [a,d] if c == b+1, otherwise an error
-// value that absorbs everything. Associative but not commutative: the result is
-// [0, P-1] only if every combination kept the lower ranks on the left.
-constexpr std::int64_t interval_error = -1;
-std::int64_t interval(std::int64_t lo, std::int64_t hi) { return lo * 65536 + hi; }
-
-ReduceOp concatenation() {
-  return ReduceOp::make_custom(
-      "concat",
-      [](const void* in, void* inout, std::size_t count, DataType type) {
-        if (type != DataType::int64) throw std::logic_error("concat is defined on int64 only");
-        const auto* left = static_cast<const std::int64_t*>(in);
-        auto* right = static_cast<std::int64_t*>(inout);
-        for (std::size_t i = 0; i < count; ++i) {
-          const std::int64_t a = left[i];
-          const std::int64_t b = right[i];
-          const bool adjacent = a != interval_error && b != interval_error && a % 65536 + 1 == b / 65536;
-          right[i] = adjacent ? interval(a / 65536, b % 65536) : interval_error;
-        }
-      },
-      false);
-}
+using test::concatenation;
+using test::interval;
 
 TEST_P(Reduce, NonCommutativeOperatorKeepsRankOrderForEveryRoot) {
   const auto& [name, procs] = GetParam();

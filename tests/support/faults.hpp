@@ -29,7 +29,7 @@ inline const char* name_of(Outcome o) {
 
 /// Whether a present rank must fail when `absent` never calls: it needs data only the absent
 /// rank has (every rank of an all-to-all collective; the root of a gather or reduce; everybody
-/// when the root is absent from a broadcast or scatter). The others may finish.
+/// when the root is absent from a broadcast or scatter; the ranks above it in a scan or exscan). The others may finish.
 inline bool must_time_out(Collective c, int rank, int root, int absent) {
   switch (c) {
     case Collective::bcast:
@@ -40,6 +40,10 @@ inline bool must_time_out(Collective c, int rank, int root, int absent) {
     case Collective::gatherv:
     case Collective::reduce:
       return rank == root;
+    case Collective::scan:  // the ranks above the absent one need its operand
+      return rank > absent;
+    case Collective::exscan:
+      return rank > absent;
     default:
       return true;
   }
@@ -89,6 +93,12 @@ inline Outcome call_collective(Comm& comm, Collective collective, const std::str
         break;
       case Collective::alltoallv:
         alltoallv(comm, in.data(), counts, displs, out.data(), counts, displs, DataType::int32, options);
+        break;
+      case Collective::scan:
+        scan(comm, in.data(), out.data(), count, DataType::int32, ReduceOp::sum(), options);
+        break;
+      case Collective::exscan:
+        exscan(comm, in.data(), out.data(), count, DataType::int32, ReduceOp::sum(), options);
         break;
     }
   } catch (const TimeoutError& e) {

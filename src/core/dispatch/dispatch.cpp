@@ -564,4 +564,35 @@ const Algorithm& alltoallv(Comm& comm, const void* sendbuf, std::span<const int>
   return algorithm;
 }
 
+const Algorithm& scan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                      const ReduceOp& op, const CollectiveOptions& options) {
+  const std::size_t n = count * size_of(type);
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, n, "recvbuf");
+  internal::check_reducible(op, type);  // on every rank, before any rank waits for another
+  const Algorithm& algorithm = choose(comm, Collective::scan, n, op.commutative, options);
+  // Algorithms run in place: the own operand in recvbuf, the prefix written over it.
+  if (!is_in_place(sendbuf)) copy_bytes(recvbuf, sendbuf, n);
+  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
+  run<Collective::scan>(comm, algorithm, options, static_cast<const void*>(recvbuf), recvbuf, count, type,
+                        std::cref(op));
+  return algorithm;
+}
+
+const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                        const ReduceOp& op, const CollectiveOptions& options) {
+  const std::size_t n = count * size_of(type);
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, n, "recvbuf");
+  internal::check_reducible(op, type);
+  const Algorithm& algorithm = choose(comm, Collective::exscan, n, op.commutative, options);
+  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
+  // The own operand stays where the caller put it (recvbuf in place): rank 0's recvbuf is never written.
+  run<Collective::exscan>(comm, algorithm, options, is_in_place(sendbuf) ? static_cast<const void*>(recvbuf) : sendbuf,
+                          recvbuf, count, type, std::cref(op));
+  return algorithm;
+}
+
 }  // namespace ragged

@@ -553,6 +553,29 @@ inline double scatter_sbn(const CostInput& x) {
 }
 
 // gatherv, scatterv, alltoallv: ranks do not share the sizes, so only the latency terms count.
+/// Prefix reductions (scan_recursive_doubling.cpp): ceil(log2 P) exchanges of the whole vector
+/// with rank xor d, each followed by up to two local reductions.
+inline double scan_recursive_doubling(const CostInput& x) {
+  if (!flat(x)) {
+    double t = 0;
+    for (int d = 1; d < x.procs; d *= 2) {
+      t += layered_step(x, x.bytes, off_xor(x, d), exchange_slow(x, x.bytes)) + 2 * x.bytes * x.gamma;
+    }
+    return t;
+  }
+  return log2_ceil(x.procs) * (x.alpha + x.bytes * x.beta + 2 * x.bytes * x.gamma);
+}
+/// The segmented chain 0 -> 1 -> ... -> P-1 (scan_pipelined_chain.cpp): P - 1 + S - 1 steps of
+/// one segment, each forwarded after one local reduction.
+inline double scan_pipelined_chain(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double s = std::min(segment, x.bytes);
+  const double steps = x.procs - 1 + segments - 1;
+  return steps * ((flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s)) + s * x.gamma);
+}
+inline double exscan_recursive_doubling(const CostInput& x) { return scan_recursive_doubling(x); }
+inline double exscan_pipelined_chain(const CostInput& x) { return scan_pipelined_chain(x); }
 inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }
 inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.alpha; }
 
