@@ -56,6 +56,19 @@ bool rooted_block(Call& call, int root, bool in_place, int local_count, MPI_Data
   return call.selects_ragged(block);
 }
 
+/// The checks every reduction shares (allreduce, reduce, scan, exscan): a positive count, an
+/// operator and a datatype ragged can reduce, and selection choosing ragged. Returns false, after
+/// noting why, when the MPI library must run the call; else `reduction` and `n` (its elements).
+bool reducible_call(Call& call, int count, MPI_Datatype datatype, MPI_Op op, pmpi::Reduction& reduction,
+                    std::size_t& n) {
+  if (count <= 0) return call.fallback(count == 0 ? "zero count" : "negative count");
+  if (op == MPI_OP_NULL) return call.fallback("MPI_OP_NULL");
+  const char* why = nullptr;
+  if (!pmpi::reduction_of(datatype, op, reduction, why)) return call.fallback(why);
+  n = static_cast<std::size_t>(count);
+  return call.selects_ragged(n * ragged::size_of(reduction.unit), reduction.op.commutative);
+}
+
 // The routing of each collective; the MPI_ entry points at the end add the report's recording.
 
 int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -107,15 +120,31 @@ int route_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
   return routed(
       Collective::allreduce, comm,
       [&](Call& call) {
-        if (count <= 0) return call.fallback(count == 0 ? "zero count" : "negative count");
-        if (op == MPI_OP_NULL) return call.fallback("MPI_OP_NULL");
         pmpi::Reduction reduction;
-        const char* why = nullptr;
-        if (!pmpi::reduction_of(datatype, op, reduction, why)) return call.fallback(why);
-        const auto n = static_cast<std::size_t>(count);
-        if (!call.selects_ragged(n * ragged::size_of(reduction.unit), reduction.op.commutative)) return false;
+        std::size_t n = 0;
+        if (!reducible_call(call, count, datatype, op, reduction, n)) return false;
         call.ran(ragged::allreduce(call.comm(), in_place_or(sendbuf), recvbuf, n, reduction.unit, reduction.op,
                                    call.options()));
+        return true;
+      },
+      native);
+}
+
+/// MPI_Scan (`exclusive` false) and MPI_Exscan (true): as an allreduce, operand for operand.
+int route_prefix(bool exclusive, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm) {
+  const auto native = [&] {
+    return exclusive ? PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm)
+                     : PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
+  };
+  return routed(
+      exclusive ? Collective::exscan : Collective::scan, comm,
+      [&](Call& call) {
+        pmpi::Reduction reduction;
+        std::size_t n = 0;
+        if (!reducible_call(call, count, datatype, op, reduction, n)) return false;
+        const auto run = exclusive ? &ragged::exscan : &ragged::scan;
+        call.ran(run(call.comm(), in_place_or(sendbuf), recvbuf, n, reduction.unit, reduction.op, call.options()));
         return true;
       },
       native);
@@ -128,13 +157,9 @@ int route_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
       Collective::reduce, comm,
       [&](Call& call) {
         if (!valid_root(call, root)) return call.fallback("root");
-        if (count <= 0) return call.fallback(count == 0 ? "zero count" : "negative count");
-        if (op == MPI_OP_NULL) return call.fallback("MPI_OP_NULL");
         pmpi::Reduction reduction;
-        const char* why = nullptr;
-        if (!pmpi::reduction_of(datatype, op, reduction, why)) return call.fallback(why);
-        const auto n = static_cast<std::size_t>(count);
-        if (!call.selects_ragged(n * ragged::size_of(reduction.unit), reduction.op.commutative)) return false;
+        std::size_t n = 0;
+        if (!reducible_call(call, count, datatype, op, reduction, n)) return false;
         call.ran(ragged::reduce(call.comm(), in_place_or(sendbuf), recvbuf, n, reduction.unit, reduction.op, root,
                                 call.options()));
         return true;
@@ -367,6 +392,26 @@ RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datat
         c.bytes = at_root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
         c.root = root;
         c.contributed = static_cast<unsigned long long>(at_root ? c.size * bytes_of(sendcount, sendtype) : 0);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm) {
+  return entry(
+      Kind::scan, comm, [&] { return route_prefix(false, sendbuf, recvbuf, count, datatype, op, comm); },
+      [&](CallRecord& c) {
+        c.bytes = bytes_of(count, datatype);
+        c.contributed = static_cast<unsigned long long>(c.bytes);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm) {
+  return entry(
+      Kind::exscan, comm, [&] { return route_prefix(true, sendbuf, recvbuf, count, datatype, op, comm); },
+      [&](CallRecord& c) {
+        c.bytes = bytes_of(count, datatype);
+        c.contributed = static_cast<unsigned long long>(c.bytes);
       });
 }
 

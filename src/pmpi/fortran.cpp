@@ -87,6 +87,18 @@ RAGGED_PMPI_EXPORT void mpi_reduce_(void* sendbuf, void* recvbuf, MPI_Fint* coun
 RAGGED_FORTRAN_ALIASES(mpi_reduce, MPI_REDUCE,
                        (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
 
+RAGGED_PMPI_EXPORT void mpi_scan_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                  MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Scan(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_scan, MPI_SCAN, (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_exscan_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                    MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Exscan(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_exscan, MPI_EXSCAN, (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
 RAGGED_PMPI_EXPORT void mpi_bcast_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c,
                                    MPI_Fint* ierr) {
   *ierr = MPI_Bcast(buffer(buf), *count, type(datatype), *root, comm(c));
@@ -207,6 +219,10 @@ RAGGED_FORTRAN_FORWARD(mpi_alltoall, MPI_ALLTOALL, (void* a, F* b, F* c, void* d
 RAGGED_FORTRAN_FORWARD(mpi_alltoallv, MPI_ALLTOALLV,
                        (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* ierr),
                        (a, b, c, d, e, f, g, h, i, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_scan, MPI_SCAN, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
+                       (a, b, c, d, e, f, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_exscan, MPI_EXSCAN, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
+                       (a, b, c, d, e, f, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_barrier, MPI_BARRIER, (F * a, F* ierr), (a, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_finalize, MPI_FINALIZE, (F * ierr), (ierr))
 

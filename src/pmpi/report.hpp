@@ -41,6 +41,8 @@ enum class Kind : std::uint8_t {
   scatter,
   scatterv,
   barrier,
+  scan,
+  exscan,
 };
 [[nodiscard]] const char* name_of(Kind kind);
 

@@ -2,7 +2,8 @@
  * registry (argv[1], written by pmpi_algorithm_list), plus native and auto, it forces the
  * algorithm through RAGGED_<COLLECTIVE> and calls the MPI collective, then the same call through
  * PMPI_ (the MPI library's own), and compares the whole buffers exactly, on integers; it also
- * checks that the library ran the forced algorithm (or its fallback). Counts, roots, MPI_IN_PLACE,
+ * checks that the library ran the forced algorithm (or its fallback). Allreduce, reduce, scan and
+ * exscan share the reduction cases. Counts, roots, MPI_IN_PLACE,
  * uneven v-counts with gaps, and reductions: sum on int, max on unsigned and bxor on long long
  * (MPI_Reduce_local), and a non-commutative user operator (2x2 matrix product: on MPI_INT it runs
  * through ragged's order-preserving algorithms, on a 16-byte derived element it falls back to the
@@ -59,12 +60,12 @@ static void matrix_of(int r, int k, uint32_t m[4]) {
   m[3] = 1u + (uint32_t)((r + 2 * k) % 3);
 }
 
-/* The exact rank-order product of `matrices` matrices (32-bit). */
-static void rank_order_product(int matrices, uint32_t* out) {
+/* The exact rank-order product of `matrices` matrices (32-bit) of ranks 0..last. */
+static void rank_order_product(int matrices, int last, uint32_t* out) {
   for (int k = 0; k < matrices; ++k) {
     uint32_t p[4];
     matrix_of(0, k, p);
-    for (int r = 1; r < t_size; ++r) {
+    for (int r = 1; r <= last; ++r) {
       uint32_t b[4];
       matrix_of(r, k, b);
       const uint32_t c0 = p[0] * b[0] + p[1] * b[2], c1 = p[0] * b[1] + p[1] * b[3];
@@ -103,6 +104,9 @@ static void fill_reduction(const reduction_case* c, unsigned char* buf, int salt
   }
 }
 
+/* 0: root < 0 means MPI_Allreduce; 1: MPI_Scan; 2: MPI_Exscan (test_prefixes). */
+static int g_prefix;
+
 static void check_reduction(const reduction_case* c, int root, int in_place) {
   const size_t bytes = (size_t)c->count * c->element;
   const size_t guarded = bytes + GUARD * sizeof(int);
@@ -130,26 +134,36 @@ static void check_reduction(const reduction_case* c, int root, int in_place) {
   }
   int rc = 0;
   int ref = 0;
-  if (root < 0) {
+  if (root < 0 && g_prefix == 1) {
+    rc = MPI_Scan(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
+  } else if (root < 0 && g_prefix == 2) {
+    rc = MPI_Exscan(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
+  } else if (root < 0) {
     rc = MPI_Allreduce(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
   } else {
     rc = MPI_Reduce(send, got, c->count, c->type, c->op, root, MPI_COMM_WORLD);
   }
   const int ran = c->ragged ? ran_forced() : (strcmp(g_name, "native") == 0 ? t_ran("native", NULL) : t_fell_back());
-  if (root < 0) {
+  if (root < 0 && g_prefix == 1) {
+    ref = PMPI_Scan(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
+  } else if (root < 0 && g_prefix == 2) {
+    ref = PMPI_Exscan(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
+  } else if (root < 0) {
     ref = PMPI_Allreduce(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
   } else {
     ref = PMPI_Reduce(mpich_bug && use_in_place ? mine : send, want, c->count, c->type, c->op, root, MPI_COMM_WORLD);
   }
   int ok = rc == MPI_SUCCESS && ref == MPI_SUCCESS && ran && memcmp(got, want, guarded) == 0;
-  if (ok && here && c->matrices > 0) {
+  /* The last rank whose matrix the result holds (exscan: none at rank 0, whose recvbuf stays). */
+  const int last = g_prefix == 1 ? t_rank : g_prefix == 2 ? t_rank - 1 : t_size - 1;
+  if (ok && here && c->matrices > 0 && last >= 0) {
     uint32_t* exact = t_alloc((size_t)c->matrices * 16);
-    rank_order_product(c->matrices, exact);
+    rank_order_product(c->matrices, last, exact);
     ok = memcmp(got, exact, (size_t)c->matrices * 16) == 0;
     free(exact);
   }
-  t_check(ok, "%s %s %s count %d root %d in_place %d", root < 0 ? "allreduce" : "reduce", g_name, c->label, c->count,
-          root, in_place);
+  const char* which = root >= 0 ? "reduce" : g_prefix == 1 ? "scan" : g_prefix == 2 ? "exscan" : "allreduce";
+  t_check(ok, "%s %s %s count %d root %d in_place %d", which, g_name, c->label, c->count, root, in_place);
   free(mine);
   free(got);
   free(want);
@@ -436,6 +450,11 @@ static void run_collective(const char* collective) {
   if (strcmp(collective, "allgather") == 0) test_allgather();
   if (strcmp(collective, "allreduce") == 0) test_reductions(0);
   if (strcmp(collective, "reduce") == 0) test_reductions(1);
+  if (strcmp(collective, "scan") == 0 || strcmp(collective, "exscan") == 0) {
+    g_prefix = strcmp(collective, "scan") == 0 ? 1 : 2;
+    test_reductions(0);
+    g_prefix = 0;
+  }
   if (strcmp(collective, "bcast") == 0) test_bcast();
   if (strcmp(collective, "gather") == 0) test_gather_scatter(0);
   if (strcmp(collective, "scatter") == 0) test_gather_scatter(1);

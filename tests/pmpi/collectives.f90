@@ -77,7 +77,7 @@ program pmpi_fortran
   end do
   close (unit)
   ! auto for every collective, then MPI_BOTTOM with an absolute-address datatype
-  do k = 1, 10
+  do k = 1, 12
     collective = collectives(k)
     call force(collective, 'auto')
     call run(collective, 'auto', '-')
@@ -94,8 +94,9 @@ contains
 
   character(len=16) function collectives(k)
     integer, intent(in) :: k
-    character(len=16), parameter :: all(10) = [character(len=16) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
-                                                'gather', 'scatter', 'gatherv', 'scatterv', 'alltoall', 'alltoallv']
+    character(len=16), parameter :: all(12) = [character(len=16) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
+                                                'gather', 'scatter', 'gatherv', 'scatterv', 'alltoall', 'alltoallv', &
+                                                'scan', 'exscan']
     collectives = all(k)
   end function
 
@@ -200,6 +201,28 @@ contains
         ok = ierr == MPI_SUCCESS
       end if
       call check(ok, 'reduce in place', algorithm, fb)
+    case ('scan', 'exscan')
+      ! rank r gets the sum over ranks 0..r (scan) or 0..r-1 (exscan; rank 0's buffer stays as it was)
+      send(1:n) = [(v(rank, i), i = 1, n)]
+      j = rank
+      if (trim(coll) == 'exscan') j = rank - 1
+      want(1:n) = [(sum([(v(r, i), r = 0, j)]), i = 1, n)]
+      if (j < 0) want(1:n) = -1
+      recv = -1
+      if (trim(coll) == 'scan') then
+        call MPI_Scan(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      else
+        call MPI_Exscan(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      end if
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:n) == want(1:n)), trim(coll), algorithm, fb)
+      recv(1:n) = send(1:n)
+      if (j < 0) want(1:n) = send(1:n)
+      if (trim(coll) == 'scan') then
+        call MPI_Scan(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      else
+        call MPI_Exscan(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      end if
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:n) == want(1:n)), trim(coll) // ' in place', algorithm, fb)
     case ('bcast')
       recv(1:n) = -1
       if (rank == root) recv(1:n) = [(v(root, i), i = 1, n)]

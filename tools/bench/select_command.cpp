@@ -5,7 +5,7 @@
 // call. Rows: per (collective, size) auto's pick, its time, the fastest registered algorithm,
 // its time and their ratio; with --detail one row per algorithm.
 //
-// Sizes are per rank: the vector of allreduce, bcast and reduce; a rank's whole receive buffer
+// Sizes are per rank: the vector of allreduce, bcast, reduce, scan and exscan; a rank's whole receive buffer
 // of allgather and send buffer of alltoall, so their block is max(1, size / P) bytes.
 #include <algorithm>
 #include <cstdint>
@@ -44,7 +44,8 @@ class Cell {
  public:
   Cell(Comm& comm, Collective c, std::size_t bytes) : comm_(comm), c_(c) {
     const auto p = static_cast<std::size_t>(comm.size());
-    const bool reduces = c == Collective::allreduce || c == Collective::reduce;
+    const bool reduces =
+        c == Collective::allreduce || c == Collective::reduce || c == Collective::scan || c == Collective::exscan;
     type_ = reduces ? DataType::float32 : DataType::byte;
     const std::size_t element = size_of(type_);
     if (c == Collective::allgather || c == Collective::alltoall) {
@@ -83,6 +84,10 @@ class Cell {
         return allgather(comm_, in_.data(), out_.data(), count_, type_, o);
       case Collective::alltoall:
         return alltoall(comm_, in_.data(), out_.data(), count_, type_, o);
+      case Collective::scan:
+        return scan(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
+      case Collective::exscan:
+        return exscan(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
       default:
         throw InvalidArgument("--collectives", std::string(name_of(c_)) + " is not measured here");
     }
@@ -94,11 +99,14 @@ class Cell {
     const int r = comm_.rank();
     const std::size_t element = size_of(type_);
     bool ok = true;
-    if (type_ == DataType::float32 && (c_ == Collective::allreduce || r == 0)) {
+    const bool prefix = c_ == Collective::scan || c_ == Collective::exscan;
+    if (type_ == DataType::float32 && (c_ == Collective::allreduce || r == 0 || prefix)) {
+      // the ranks whose operands the result sums: all (allreduce, reduce), 0..r (scan), 0..r-1 (exscan)
+      const int upto = c_ == Collective::scan ? r + 1 : c_ == Collective::exscan ? r : p;
       const auto* f = reinterpret_cast<const float*>(out_.data());
-      for (std::size_t i = 0; i < count_ && ok; ++i) {
+      for (std::size_t i = 0; i < count_ && ok && upto > 0; ++i) {
         float want = 0;
-        for (int q = 0; q < p; ++q) want += static_cast<float>((q + static_cast<int>(i)) % 7);
+        for (int q = 0; q < upto; ++q) want += static_cast<float>((q + static_cast<int>(i)) % 7);
         ok = f[i] == want;
       }
     } else if (c_ == Collective::bcast) {
@@ -164,8 +172,9 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
   for (const std::string& name : o.collectives) {
     const Collective c = parse_collective(name);
     if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast && c != Collective::allgather &&
-        c != Collective::alltoall) {
-      throw InvalidArgument("--collectives", name + " is not one of allreduce, allgather, bcast, reduce, alltoall");
+        c != Collective::alltoall && c != Collective::scan && c != Collective::exscan) {
+      throw InvalidArgument("--collectives",
+                            name + " is not one of allreduce, allgather, bcast, reduce, alltoall, scan, exscan");
     }
     collectives.push_back(c);
   }
@@ -269,7 +278,8 @@ CLI::App* add_select_command(CLI::App& app, Common& common, Runner& chosen) {
   auto o = std::make_shared<SelectOptions>();
   cmd.list("--collectives", o->collectives, "allreduce,allgather,bcast,reduce,alltoall", "collectives to measure");
   cmd.counts("--sizes", o->sizes, "8,64Ki,1Mi",
-             "bytes per rank: the vector (allreduce, bcast, reduce), a rank's whole buffer (allgather, alltoall)");
+             "bytes per rank: the vector (allreduce, bcast, reduce, scan, exscan), a rank's whole buffer (allgather, "
+             "alltoall)");
   cmd.list("--algorithms", o->algorithms, "", "algorithms to measure besides auto (default: every registered one)");
   cmd->add_option("--warmup", o->warmup, "unmeasured calls per algorithm")->capture_default_str();
   cmd->add_option("--iterations", o->iterations, "measured calls per algorithm")->capture_default_str();

@@ -565,14 +565,21 @@ inline double scan_recursive_doubling(const CostInput& x) {
   }
   return log2_ceil(x.procs) * (x.alpha + x.bytes * x.beta + 2 * x.bytes * x.gamma);
 }
-/// The segmented chain 0 -> 1 -> ... -> P-1 (scan_pipelined_chain.cpp): P - 1 + S - 1 steps of
-/// one segment, each forwarded after one local reduction.
+/// The segmented chain 0 -> 1 -> ... -> P-1 (scan_pipelined_chain.cpp): the first segment's
+/// P - 1 hops, each forwarded after one local reduction, then S - 1 more segments behind it at the
+/// slowest hop's pace. On consecutive ranks per node, nodes - 1 hops leave a node (one sender per
+/// node: the card is not shared) and the rest stay inside; flat: (P - 1 + S - 1)(α + sβ + sγ).
 inline double scan_pipelined_chain(const CostInput& x) {
   constexpr double segment = 32 * 1024;
   const double segments = std::max(1.0, std::ceil(x.bytes / segment));
   const double s = std::min(segment, x.bytes);
-  const double steps = x.procs - 1 + segments - 1;
-  return steps * ((flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s)) + s * x.gamma);
+  const double inter = std::max(x.alpha + s * x.beta, x.gap) + s * x.gamma;
+  if (flat(x)) return (x.procs - 1 + segments - 1) * inter;
+  const double intra = std::max(alpha_intra(x) + s * beta_intra(x), x.gap) + s * x.gamma;
+  const int hops = std::max(0, x.procs - 1);
+  const int crossings = one_node(x) ? 0 : x.regular_layout ? std::min(hops, std::max(0, x.nodes - 1)) : hops;
+  const double slowest = crossings > 0 ? std::max(inter, intra) : intra;
+  return crossings * inter + (hops - crossings) * intra + (segments - 1) * slowest;
 }
 inline double exscan_recursive_doubling(const CostInput& x) { return scan_recursive_doubling(x); }
 inline double exscan_pipelined_chain(const CostInput& x) { return scan_pipelined_chain(x); }
