@@ -161,4 +161,13 @@ const Algorithm& exscan(Comm& comm, std::span<const T> in, std::span<T> out, con
   return exscan(comm, in.data(), out.data(), in.size(), datatype_of<T>(), op, options);
 }
 
+/// Block r (out.size() elements) of the reduction of every rank's `in` (size() * out.size()
+/// elements) to rank r's `out`.
+template <internal::Element T>
+const Algorithm& reduce_scatter_block(Comm& comm, std::span<const T> in, std::span<T> out, const ReduceOp& op,
+                                      const CollectiveOptions& options = {}) {
+  internal::check_size(in.size(), internal::procs_of(comm) * out.size(), "in", "size() * out.size()");
+  return reduce_scatter_block(comm, in.data(), out.data(), out.size(), datatype_of<T>(), op, options);
+}
+
 }  // namespace ragged

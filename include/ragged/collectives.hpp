@@ -95,6 +95,11 @@ const Algorithm& scan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
 /// leaves it undefined), as MPI_Exscan.
 const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                         const ReduceOp& op, const CollectiveOptions& options = {});
+/// reduce_scatter_block: the reduction of every rank's sendbuf (size() blocks of `count`
+/// elements), block r to rank r's recvbuf, as MPI_Reduce_scatter_block. In place: sendbuf is
+/// in_place and recvbuf holds the size() blocks on entry, the result in its first block on return.
+const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                                      const ReduceOp& op, const CollectiveOptions& options = {});
 
 // Callables with the dispatch entry points' arguments, returning the algorithm that ran
 // (Registry::allgather(name) etc. bind a name).

@@ -32,13 +32,23 @@ enum class Collective {
   alltoall,
   alltoallv,
   scan,
-  exscan
+  exscan,
+  reduce_scatter_block
 };
 
-inline constexpr Collective all_collectives[] = {Collective::allgather, Collective::allreduce, Collective::bcast,
-                                                 Collective::reduce,    Collective::gather,    Collective::scatter,
-                                                 Collective::gatherv,   Collective::scatterv,  Collective::alltoall,
-                                                 Collective::alltoallv, Collective::scan,      Collective::exscan};
+inline constexpr Collective all_collectives[] = {Collective::allgather,
+                                                 Collective::allreduce,
+                                                 Collective::bcast,
+                                                 Collective::reduce,
+                                                 Collective::gather,
+                                                 Collective::scatter,
+                                                 Collective::gatherv,
+                                                 Collective::scatterv,
+                                                 Collective::alltoall,
+                                                 Collective::alltoallv,
+                                                 Collective::scan,
+                                                 Collective::exscan,
+                                                 Collective::reduce_scatter_block};
 
 [[nodiscard]] const char* name_of(Collective collective);
 /// Parses a collective's name ("allgather", ..., "alltoallv").
@@ -110,6 +120,9 @@ using Alltoallv = void (*)(Context&, const void* sendbuf, std::span<const int> s
 using Scan = void (*)(Context&, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                       const ReduceOp& op);
 using Exscan = Scan;
+// Block r of the reduction of every rank's sendbuf (P blocks of `count` elements) to rank r's
+// recvbuf (count elements). Dispatch has resolved in_place (sendbuf is a copy then).
+using ReduceScatterBlock = Scan;
 // Function types (not pointers), so that the list can declare the functions.
 using allgather_signature = std::remove_pointer_t<Allgather>;
 using allreduce_signature = std::remove_pointer_t<Allreduce>;
@@ -123,14 +136,15 @@ using alltoall_signature = std::remove_pointer_t<Alltoall>;
 using alltoallv_signature = std::remove_pointer_t<Alltoallv>;
 using scan_signature = std::remove_pointer_t<Scan>;
 using exscan_signature = std::remove_pointer_t<Exscan>;
+using reduce_scatter_block_signature = std::remove_pointer_t<ReduceScatterBlock>;
 }  // namespace impl
 
 /// The function of an algorithm; the alternative's index is the Collective's value
-/// (Gather and Scatter share a type, as do Allreduce, Scan and Exscan, so always construct by
+/// (Gather and Scatter share a type, as do Allreduce, Scan, Exscan and ReduceScatterBlock, so always construct by
 /// index: make_algorithm()).
-using AlgorithmFn =
-    std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather, impl::Scatter,
-                 impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv, impl::Scan, impl::Exscan>;
+using AlgorithmFn = std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather,
+                                 impl::Scatter, impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv,
+                                 impl::Scan, impl::Exscan, impl::ReduceScatterBlock>;
 
 struct Algorithm {
   std::string name;
@@ -186,6 +200,7 @@ class Registry {
   [[nodiscard]] AlltoallvFn alltoallv(std::string_view name) const;
   [[nodiscard]] ScanFn scan(std::string_view name) const;
   [[nodiscard]] ScanFn exscan(std::string_view name) const;
+  [[nodiscard]] ScanFn reduce_scatter_block(std::string_view name) const;
 
  private:
   Registry() = default;

@@ -32,6 +32,8 @@ const char* name_of(Collective collective) {
       return "scan";
     case Collective::exscan:
       return "exscan";
+    case Collective::reduce_scatter_block:
+      return "reduce_scatter_block";
   }
   return "unknown";
 }
@@ -210,6 +212,16 @@ ScanFn Registry::exscan(std::string_view name) const {
     CollectiveOptions o = options;
     o.algorithm = n;
     return ragged::exscan(comm, s, r, count, type, op, o);
+  };
+}
+
+ScanFn Registry::reduce_scatter_block(std::string_view name) const {
+  (void)find(Collective::reduce_scatter_block, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::size_t count, DataType type,
+                                 const ReduceOp& op, const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::reduce_scatter_block(comm, s, r, count, type, op, o);
   };
 }
 

@@ -79,6 +79,13 @@ void native_exscan(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t
         "MPI_Exscan");
 }
 
+void native_reduce_scatter_block(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                                 const ReduceOp& op) {
+  const MPI_Op mpi_op = reduction_op(op, type);
+  check(PMPI_Reduce_scatter_block(sendbuf, recvbuf, count_of(count), to_mpi(type), mpi_op, native_handle(ctx.comm())),
+        "MPI_Reduce_scatter_block");
+}
+
 void native_bcast(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   check(PMPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(ctx.comm())), "MPI_Bcast");
 }
@@ -182,6 +189,8 @@ void register_native_algorithms() {
   registry.add(make_algorithm<C::alltoallv>("native", "The MPI library's MPI_Alltoallv.", mpi_only, &native_alltoallv));
   registry.add(make_algorithm<C::scan>("native", "The MPI library's MPI_Scan.", mpi_only, &native_scan));
   registry.add(make_algorithm<C::exscan>("native", "The MPI library's MPI_Exscan.", mpi_only, &native_exscan));
+  registry.add(make_algorithm<C::reduce_scatter_block>("native", "The MPI library's MPI_Reduce_scatter_block.",
+                                                       mpi_only, &native_reduce_scatter_block));
 }
 
 }  // namespace ragged::mpi

@@ -56,17 +56,18 @@ bool rooted_block(Call& call, int root, bool in_place, int local_count, MPI_Data
   return call.selects_ragged(block);
 }
 
-/// The checks every reduction shares (allreduce, reduce, scan, exscan): a positive count, an
-/// operator and a datatype ragged can reduce, and selection choosing ragged. Returns false, after
-/// noting why, when the MPI library must run the call; else `reduction` and `n` (its elements).
-bool reducible_call(Call& call, int count, MPI_Datatype datatype, MPI_Op op, pmpi::Reduction& reduction,
-                    std::size_t& n) {
+/// The checks every reduction shares (allreduce, reduce, scan, exscan, reduce_scatter_block): a
+/// positive count, an operator and a datatype ragged can reduce, and selection choosing ragged for
+/// `blocks` vectors of `count` (reduce_scatter_block reduces size() of them). Returns false, after
+/// noting why, when the MPI library must run the call; else `reduction` and `n` (the elements of one).
+bool reducible_call(Call& call, int count, MPI_Datatype datatype, MPI_Op op, pmpi::Reduction& reduction, std::size_t& n,
+                    std::size_t blocks = 1) {
   if (count <= 0) return call.fallback(count == 0 ? "zero count" : "negative count");
   if (op == MPI_OP_NULL) return call.fallback("MPI_OP_NULL");
   const char* why = nullptr;
   if (!pmpi::reduction_of(datatype, op, reduction, why)) return call.fallback(why);
   n = static_cast<std::size_t>(count);
-  return call.selects_ragged(n * ragged::size_of(reduction.unit), reduction.op.commutative);
+  return call.selects_ragged(blocks * n * ragged::size_of(reduction.unit), reduction.op.commutative);
 }
 
 // The routing of each collective; the MPI_ entry points at the end add the report's recording.
@@ -145,6 +146,24 @@ int route_prefix(bool exclusive, const void* sendbuf, void* recvbuf, int count, 
         if (!reducible_call(call, count, datatype, op, reduction, n)) return false;
         const auto run = exclusive ? &ragged::exscan : &ragged::scan;
         call.ran(run(call.comm(), in_place_or(sendbuf), recvbuf, n, reduction.unit, reduction.op, call.options()));
+        return true;
+      },
+      native);
+}
+
+int route_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm) {
+  const auto native = [&] { return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); };
+  return routed(
+      Collective::reduce_scatter_block, comm,
+      [&](Call& call) {
+        pmpi::Reduction reduction;
+        std::size_t n = 0;
+        if (!reducible_call(call, recvcount, datatype, op, reduction, n, static_cast<std::size_t>(call.size()))) {
+          return false;
+        }
+        call.ran(ragged::reduce_scatter_block(call.comm(), in_place_or(sendbuf), recvbuf, n, reduction.unit,
+                                              reduction.op, call.options()));
         return true;
       },
       native);
@@ -412,6 +431,17 @@ RAGGED_PMPI_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count,
       [&](CallRecord& c) {
         c.bytes = bytes_of(count, datatype);
         c.contributed = static_cast<unsigned long long>(c.bytes);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return entry(
+      Kind::reduce_scatter_block, comm,
+      [&] { return route_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
+      [&](CallRecord& c) {
+        c.bytes = bytes_of(recvcount, datatype);
+        c.contributed = static_cast<unsigned long long>(c.size) * static_cast<unsigned long long>(c.bytes);
       });
 }
 

@@ -43,6 +43,7 @@ enum class Kind : std::uint8_t {
   barrier,
   scan,
   exscan,
+  reduce_scatter_block,
 };
 [[nodiscard]] const char* name_of(Kind kind);
 

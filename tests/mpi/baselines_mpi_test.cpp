@@ -107,7 +107,8 @@ bool rooted(Collective c) {
          c == Collective::gatherv || c == Collective::scatterv;
 }
 bool reducing(Collective c) {
-  return c == Collective::allreduce || c == Collective::reduce || c == Collective::scan || c == Collective::exscan;
+  return c == Collective::allreduce || c == Collective::reduce || c == Collective::scan || c == Collective::exscan ||
+         c == Collective::reduce_scatter_block;
 }
 bool has_in_place(Collective c) { return c != Collective::bcast; }
 
@@ -320,6 +321,11 @@ Buffers prepare(const Config& k, int rank, int procs) {
       b.recv = scratch(t, n);
       if (k.in_place) place(b.recv, t, 0, b.send);
       break;
+    case Collective::reduce_scatter_block:  // in place: the P blocks in recvbuf, the result in its first
+      b.send = data(t, kind, rank, p * n);
+      b.recv = scratch(t, k.in_place ? p * n : n);
+      if (k.in_place) place(b.recv, t, 0, b.send);
+      break;
     case Collective::alltoall:
       b.send = data(t, kind, rank, p * n);
       b.recv = scratch(t, p * n);
@@ -385,6 +391,9 @@ void invoke(const Algorithm& alg, Comm& comm, const Config& k, Buffers& b, const
       return;
     case Collective::exscan:
       (void)exscan(comm, s, r, n, t, k.op->op, o);
+      return;
+    case Collective::reduce_scatter_block:
+      (void)reduce_scatter_block(comm, s, r, n, t, k.op->op, o);
       return;
   }
 }

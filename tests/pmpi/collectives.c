@@ -2,8 +2,8 @@
  * registry (argv[1], written by pmpi_algorithm_list), plus native and auto, it forces the
  * algorithm through RAGGED_<COLLECTIVE> and calls the MPI collective, then the same call through
  * PMPI_ (the MPI library's own), and compares the whole buffers exactly, on integers; it also
- * checks that the library ran the forced algorithm (or its fallback). Allreduce, reduce, scan and
- * exscan share the reduction cases. Counts, roots, MPI_IN_PLACE,
+ * checks that the library ran the forced algorithm (or its fallback). Allreduce, reduce, scan,
+ * exscan and reduce_scatter_block share the reduction cases. Counts, roots, MPI_IN_PLACE,
  * uneven v-counts with gaps, and reductions: sum on int, max on unsigned and bxor on long long
  * (MPI_Reduce_local), and a non-commutative user operator (2x2 matrix product: on MPI_INT it runs
  * through ragged's order-preserving algorithms, on a 16-byte derived element it falls back to the
@@ -169,6 +169,39 @@ static void check_reduction(const reduction_case* c, int root, int in_place) {
   free(want);
 }
 
+/* MPI_Reduce_scatter_block: every rank's size() blocks of c->count elements, in place or not,
+ * against PMPI_Reduce_scatter_block (the whole receive buffer, guard included). */
+static void check_reduce_scatter_block(const reduction_case* c, int in_place) {
+  reduction_case all = *c;
+  all.count = c->count * t_size;
+  all.matrices = c->matrices * t_size;
+  const size_t block = (size_t)c->count * c->element;
+  const size_t bytes = block * (size_t)t_size;
+  const size_t guarded = (in_place ? bytes : block) + GUARD * sizeof(int);
+  unsigned char* mine = t_alloc(bytes);
+  unsigned char* got = t_alloc(guarded);
+  unsigned char* want = t_alloc(guarded);
+  fill_reduction(&all, mine, 5);
+  memset(got, 0xA5, guarded);
+  memset(want, 0xA5, guarded);
+  if (in_place) {
+    memcpy(got, mine, bytes);
+    memcpy(want, mine, bytes);
+  }
+  const void* send = in_place ? MPI_IN_PLACE : mine;
+  const int rc = MPI_Reduce_scatter_block(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
+  const int ran = c->ragged ? ran_forced() : (strcmp(g_name, "native") == 0 ? t_ran("native", NULL) : t_fell_back());
+  const int ref = PMPI_Reduce_scatter_block(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
+  /* in place, MPI defines the first block only */
+  const int ok =
+      rc == MPI_SUCCESS && ref == MPI_SUCCESS && ran && memcmp(got, want, block) == 0 &&
+      memcmp(got + (guarded - GUARD * sizeof(int)), want + (guarded - GUARD * sizeof(int)), GUARD * sizeof(int)) == 0;
+  t_check(ok, "reduce_scatter_block %s %s count %d in_place %d", g_name, c->label, c->count, in_place);
+  free(mine);
+  free(got);
+  free(want);
+}
+
 static void test_reductions(int rooted) {
   reduction_case cases[] = {
       {"sum int", MPI_INT, MPI_SUM, 1, 4, 1, 0},
@@ -184,6 +217,11 @@ static void test_reductions(int rooted) {
   };
   const int n = (int)(sizeof cases / sizeof cases[0]);
   for (int i = 0; i < n; ++i) {
+    if (rooted < 0) {
+      check_reduce_scatter_block(&cases[i], 0);
+      check_reduce_scatter_block(&cases[i], 1);
+      continue;
+    }
     if (!rooted) {
       check_reduction(&cases[i], -1, 0);
       check_reduction(&cases[i], -1, 1);
@@ -450,6 +488,7 @@ static void run_collective(const char* collective) {
   if (strcmp(collective, "allgather") == 0) test_allgather();
   if (strcmp(collective, "allreduce") == 0) test_reductions(0);
   if (strcmp(collective, "reduce") == 0) test_reductions(1);
+  if (strcmp(collective, "reduce_scatter_block") == 0) test_reductions(-1);
   if (strcmp(collective, "scan") == 0 || strcmp(collective, "exscan") == 0) {
     g_prefix = strcmp(collective, "scan") == 0 ? 1 : 2;
     test_reductions(0);

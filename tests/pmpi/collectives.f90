@@ -36,7 +36,7 @@ program pmpi_fortran
   integer, parameter :: n = 7
   integer :: ierr, rank, procs, unit, ios, k, passed, failed
   character(len=256) :: path, line
-  character(len=16) :: collective
+  character(len=24) :: collective
   character(len=64) :: name, fallback
   procedure(last_fn), pointer :: last => null()
   procedure(reread_fn), pointer :: reread => null()
@@ -77,7 +77,7 @@ program pmpi_fortran
   end do
   close (unit)
   ! auto for every collective, then MPI_BOTTOM with an absolute-address datatype
-  do k = 1, 12
+  do k = 1, 13
     collective = collectives(k)
     call force(collective, 'auto')
     call run(collective, 'auto', '-')
@@ -92,11 +92,11 @@ program pmpi_fortran
 
 contains
 
-  character(len=16) function collectives(k)
+  character(len=24) function collectives(k)
     integer, intent(in) :: k
-    character(len=16), parameter :: all(12) = [character(len=16) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
+    character(len=24), parameter :: all(13) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
                                                 'gather', 'scatter', 'gatherv', 'scatterv', 'alltoall', 'alltoallv', &
-                                                'scan', 'exscan']
+                                                'scan', 'exscan', 'reduce_scatter_block']
     collectives = all(k)
   end function
 
@@ -223,6 +223,17 @@ contains
         call MPI_Exscan(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
       end if
       call check(ierr == MPI_SUCCESS .and. all(recv(1:n) == want(1:n)), trim(coll) // ' in place', algorithm, fb)
+    case ('reduce_scatter_block')
+      ! rank r gets block r of the sum over every rank of its n * procs elements
+      send = [(v(rank, i), i = 1, n * procs)]
+      want(1:n) = [(sum([(v(r, rank * n + i), r = 0, procs - 1)]), i = 1, n)]
+      recv = -1
+      call MPI_Reduce_scatter_block(send, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:n) == want(1:n)) .and. all(recv(n + 1:) == -1), &
+                 'reduce_scatter_block', algorithm, fb)
+      recv = send
+      call MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:n) == want(1:n)), 'reduce_scatter_block in place', algorithm, fb)
     case ('bcast')
       recv(1:n) = -1
       if (rank == root) recv(1:n) = [(v(root, i), i = 1, n)]

@@ -122,7 +122,7 @@ static inline void t_fill(int* p, long n, int v) {
 
 /* The registry's algorithms, as the helper pmpi_algorithm_list wrote them ("collective name fallback"). */
 typedef struct {
-  char collective[16];
+  char collective[32];
   char name[64];
   char fallback[64];
 } t_algorithm;
@@ -141,14 +141,26 @@ static inline void t_load_algorithms(const char* path) {
    * tests, tests/pmpi/CMakeLists.txt, break one collective and need run no other). */
   const char* only = getenv("PMPI_TEST_ONLY");
   t_algorithm a;
-  while (t_algorithm_count < 256 && fscanf(f, "%15s %63s %63s", a.collective, a.name, a.fallback) == 3) {
+  while (t_algorithm_count < 256 && fscanf(f, "%31s %63s %63s", a.collective, a.name, a.fallback) == 3) {
     if (only == NULL || strcmp(only, a.collective) == 0) t_algorithms[t_algorithm_count++] = a;
   }
   fclose(f);
   /* "auto" is every collective's too. */
-  const char* collectives[] = {"allgather", "allreduce", "bcast",    "reduce",   "gather",
-                               "scatter",   "gatherv",   "scatterv", "alltoall", "alltoallv"};
-  for (int c = 0; c < 10 && t_algorithm_count < 256; ++c) {
+  const char* collectives[] = {"allgather",
+                               "allreduce",
+                               "bcast",
+                               "reduce",
+                               "gather",
+                               "scatter",
+                               "gatherv",
+                               "scatterv",
+                               "alltoall",
+                               "alltoallv",
+                               "scan",
+                               "exscan",
+                               "reduce_scatter_block"};
+  const int ncollectives = (int)(sizeof collectives / sizeof collectives[0]);
+  for (int c = 0; c < ncollectives && t_algorithm_count < 256; ++c) {
     if (only != NULL && strcmp(only, collectives[c]) != 0) continue;
     t_algorithm* x = &t_algorithms[t_algorithm_count++];
     snprintf(x->collective, sizeof x->collective, "%s", collectives[c]);
@@ -166,7 +178,9 @@ static inline const char* t_fallback(const t_algorithm* a) {
 static inline void t_force(const char* collective, const char* name) {
   char variable[64] = "RAGGED_";
   size_t n = strlen(variable);
-  for (const char* c = collective; *c != '\0' && n + 1 < sizeof variable; ++c) variable[n++] = (char)(*c - 'a' + 'A');
+  for (const char* c = collective; *c != '\0' && n + 1 < sizeof variable; ++c) {
+    variable[n++] = *c >= 'a' && *c <= 'z' ? (char)(*c - 'a' + 'A') : *c;
+  }
   variable[n] = '\0';
   if (name == NULL) {
     unsetenv(variable);

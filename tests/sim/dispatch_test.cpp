@@ -329,6 +329,13 @@ TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
               RAGGED_CHECK_EQ(recv[1], -1);
             }
             break;
+          case Collective::reduce_scatter_block:
+            (void)reduce_scatter_block(comm, send.data(), recv.data(), 0, DataType::int32, ReduceOp::sum(), o);
+            if (procs == 1) {
+              (void)reduce_scatter_block(comm, send.data(), recv.data(), 2, DataType::int32, ReduceOp::sum(), o);
+              RAGGED_CHECK_EQ(recv[1], 1);
+            }
+            break;
         }
       });
     }

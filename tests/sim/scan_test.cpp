@@ -1,8 +1,9 @@
-// The prefix reductions (scan, exscan) on the sim backend: for every P of the sweep, one
-// simulation per algorithm runs every count of the sweep, every datatype, every built-in
-// operator, in place and not, and compares each rank's result exactly with the prefix of
-// test::pattern() over the ranks below it (and itself, for scan). A non-commutative operator
-// checks that operands stay in rank order; exscan must leave rank 0's recvbuf unwritten.
+// The prefix reductions (scan, exscan) and reduce_scatter_block on the sim backend: for every P
+// of the sweep, one simulation per algorithm runs every count of the sweep, every datatype, every
+// built-in operator, in place and not, and compares each rank's result exactly with the prefix of
+// test::pattern() over the ranks below it (and itself, for scan), or with its block of the
+// reduction over every rank. A non-commutative operator checks that operands stay in rank order;
+// exscan must leave rank 0's recvbuf unwritten.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -189,6 +190,95 @@ TEST_P(Exscan, NonCommutativeOperatorKeepsRankOrder) {
   non_commutative(Collective::exscan, std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 INSTANTIATE_TEST_SUITE_P(Prefix, Exscan, testing::ValuesIn(params(Collective::exscan)), param_name);
+
+// ------------------------------------------------------------ reduce_scatter_block
+
+/// Rank `me` of P: its operand is P blocks of `count` elements, element j of the whole vector
+/// operand(kind, me, j); its result is block me of the reduction over every rank.
+void reduce_scatter_sweep(const std::string& name, int procs) {
+  const ScanFn fn = Registry::instance().reduce_scatter_block(name);
+  const auto p = static_cast<std::size_t>(procs);
+  std::size_t max_count = 0;
+  for (std::size_t c : test::sweep_counts(procs)) max_count = std::max(max_count, c);
+  // every rank's whole vector needs P blocks: keep the sweep's largest count per rank's block modest
+  max_count = std::min<std::size_t>(max_count, 200003 / p);
+  // reduced[o][j]: the reduction over every rank of element j of the whole vector
+  std::array<std::vector<std::int64_t>, 4> reduced;
+  for (std::size_t o = 0; o < builtin_ops.size(); ++o) {
+    reduced[o].resize(p * max_count);
+    for (std::size_t j = 0; j < p * max_count; ++j) {
+      std::int64_t acc = operand(builtin_ops[o], 0, j);
+      for (int r = 1; r < procs; ++r) acc = combine(builtin_ops[o], acc, operand(builtin_ops[o], r, j));
+      reduced[o][j] = acc;
+    }
+  }
+  test::simulate(procs, [&](Comm& comm) {
+    const int me = comm.rank();
+    const auto ume = static_cast<std::size_t>(me);
+    const CollectiveOptions opts = test::sweep_options();
+    std::vector<std::int32_t> x(p, 1);
+    test::check_rejects_null_buffers(
+        x.data(), [&](void* s, void* r) { fn(comm, s, r, 1, DataType::int32, ReduceOp::sum(), opts); });
+    for (std::size_t count : test::sweep_counts(procs)) {
+      count = std::min(count, max_count);
+      for (DataType type : test::all_types) {
+        for (std::size_t o = 0; o < builtin_ops.size(); ++o) {
+          const OpKind kind = builtin_ops[o];
+          const Bytes mine = test::make_buffer(type, p * count, [&](std::size_t j) { return operand(kind, me, j); });
+          const Bytes want = test::make_buffer(type, count, [&](std::size_t i) { return reduced[o][ume * count + i]; });
+          for (bool in_place : {false, true}) {
+            const std::string what = "reduce_scatter_block " + name + " rank " + std::to_string(me) + " count " +
+                                     std::to_string(count) + " type " + name_of(type) + " op " +
+                                     test::builtin_op(kind).label + (in_place ? " in place" : "");
+            Bytes out((in_place ? mine.size() : want.size()) + guard_bytes, sentinel);
+            if (in_place) std::memcpy(out.data(), mine.data(), mine.size());
+            fn(comm, in_place ? ragged::in_place : mine.data(), out.data(), count, type, test::builtin_op(kind), opts);
+            Bytes first(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(want.size()));
+            if (first != want) throw test::CheckFailed(what + ": wrong block");
+            // in place, the rest of recvbuf (the other blocks of the operand) may be anything MPI
+            // allows; the guard after it must stay
+            for (std::size_t i = out.size() - guard_bytes; i < out.size(); ++i) {
+              if (out[i] != sentinel) throw test::CheckFailed(what + ": wrote past the end of recvbuf");
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+/// With the concatenation operator, rank r's block is [0, P-1] only in rank order.
+void reduce_scatter_non_commutative(const std::string& name, int procs) {
+  const ScanFn fn = Registry::instance().reduce_scatter_block(name);
+  const ReduceOp op = concatenation();
+  test::simulate(procs, [&](Comm& comm) {
+    const int me = comm.rank();
+    const CollectiveOptions opts = test::sweep_options();
+    for (std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{5000}}) {
+      const std::vector<std::int64_t> mine(static_cast<std::size_t>(procs) * count, interval(me, me));
+      std::vector<std::int64_t> out(count, 7);
+      fn(comm, mine.data(), out.data(), count, DataType::int64, op, opts);
+      for (std::size_t i = 0; i < count; ++i) {
+        if (out[i] != interval(0, procs - 1)) {
+          throw test::CheckFailed("reduce_scatter_block " + name + " rank " + std::to_string(me) + " count " +
+                                  std::to_string(count) + ": element " + std::to_string(i) + " is " +
+                                  std::to_string(out[i]));
+        }
+      }
+    }
+  });
+}
+
+class ReduceScatterBlock : public testing::TestWithParam<Param> {};
+TEST_P(ReduceScatterBlock, EveryCountTypeOperatorAndInPlaceGivesEachRankItsBlock) {
+  reduce_scatter_sweep(std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+// A commutative-only algorithm runs its fallback (dispatch) for this operator: rank order either way.
+TEST_P(ReduceScatterBlock, NonCommutativeOperatorKeepsRankOrder) {
+  reduce_scatter_non_commutative(std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+INSTANTIATE_TEST_SUITE_P(Reduction, ReduceScatterBlock, testing::ValuesIn(params(Collective::reduce_scatter_block)),
+                         param_name);
 
 }  // namespace test_scan_test
 }  // namespace ragged

@@ -100,6 +100,9 @@ inline Outcome call_collective(Comm& comm, Collective collective, const std::str
       case Collective::exscan:
         exscan(comm, in.data(), out.data(), count, DataType::int32, ReduceOp::sum(), options);
         break;
+      case Collective::reduce_scatter_block:
+        reduce_scatter_block(comm, in.data(), out.data(), count, DataType::int32, ReduceOp::sum(), options);
+        break;
     }
   } catch (const TimeoutError& e) {
     what = e.what();

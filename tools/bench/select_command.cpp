@@ -6,7 +6,8 @@
 // its time and their ratio; with --detail one row per algorithm.
 //
 // Sizes are per rank: the vector of allreduce, bcast, reduce, scan and exscan; a rank's whole receive buffer
-// of allgather and send buffer of alltoall, so their block is max(1, size / P) bytes.
+// of allgather and send buffer of alltoall and reduce_scatter_block, so their block is
+// max(1, size / P) bytes.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -44,18 +45,16 @@ class Cell {
  public:
   Cell(Comm& comm, Collective c, std::size_t bytes) : comm_(comm), c_(c) {
     const auto p = static_cast<std::size_t>(comm.size());
-    const bool reduces =
-        c == Collective::allreduce || c == Collective::reduce || c == Collective::scan || c == Collective::exscan;
+    const bool reduces = c == Collective::allreduce || c == Collective::reduce || c == Collective::scan ||
+                         c == Collective::exscan || c == Collective::reduce_scatter_block;
     type_ = reduces ? DataType::float32 : DataType::byte;
     const std::size_t element = size_of(type_);
-    if (c == Collective::allgather || c == Collective::alltoall) {
-      count_ = std::max<std::size_t>(1, bytes / p / element);
-    } else {
-      count_ = std::max<std::size_t>(1, bytes / element);
-    }
-    const std::size_t total = c == Collective::allgather || c == Collective::alltoall ? count_ * p : count_;
+    const bool blocks =
+        c == Collective::allgather || c == Collective::alltoall || c == Collective::reduce_scatter_block;
+    count_ = std::max<std::size_t>(1, (blocks ? bytes / p : bytes) / element);
+    const std::size_t total = blocks ? count_ * p : count_;
     in_.assign(total * element, std::byte{0});
-    out_.assign(total * element, std::byte{0});
+    out_.assign((c == Collective::reduce_scatter_block ? count_ : total) * element, std::byte{0});
   }
 
   void fill() {
@@ -88,6 +87,8 @@ class Cell {
         return scan(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
       case Collective::exscan:
         return exscan(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
+      case Collective::reduce_scatter_block:
+        return reduce_scatter_block(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
       default:
         throw InvalidArgument("--collectives", std::string(name_of(c_)) + " is not measured here");
     }
@@ -99,14 +100,16 @@ class Cell {
     const int r = comm_.rank();
     const std::size_t element = size_of(type_);
     bool ok = true;
-    const bool prefix = c_ == Collective::scan || c_ == Collective::exscan;
-    if (type_ == DataType::float32 && (c_ == Collective::allreduce || r == 0 || prefix)) {
-      // the ranks whose operands the result sums: all (allreduce, reduce), 0..r (scan), 0..r-1 (exscan)
+    const bool all_ranks = c_ != Collective::reduce || r == 0;
+    if (type_ == DataType::float32 && all_ranks) {
+      // the ranks whose operands the result sums: all (allreduce, reduce, reduce_scatter_block),
+      // 0..r (scan), 0..r-1 (exscan); reduce_scatter_block's result is block r of the vector
       const int upto = c_ == Collective::scan ? r + 1 : c_ == Collective::exscan ? r : p;
+      const std::size_t first = c_ == Collective::reduce_scatter_block ? static_cast<std::size_t>(r) * count_ : 0;
       const auto* f = reinterpret_cast<const float*>(out_.data());
       for (std::size_t i = 0; i < count_ && ok && upto > 0; ++i) {
         float want = 0;
-        for (int q = 0; q < upto; ++q) want += static_cast<float>((q + static_cast<int>(i)) % 7);
+        for (int q = 0; q < upto; ++q) want += static_cast<float>((q + static_cast<int>(first + i)) % 7);
         ok = f[i] == want;
       }
     } else if (c_ == Collective::bcast) {
@@ -172,9 +175,11 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
   for (const std::string& name : o.collectives) {
     const Collective c = parse_collective(name);
     if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast && c != Collective::allgather &&
-        c != Collective::alltoall && c != Collective::scan && c != Collective::exscan) {
-      throw InvalidArgument("--collectives",
-                            name + " is not one of allreduce, allgather, bcast, reduce, alltoall, scan, exscan");
+        c != Collective::alltoall && c != Collective::scan && c != Collective::exscan &&
+        c != Collective::reduce_scatter_block) {
+      throw InvalidArgument("--collectives", name +
+                                                 " is not one of allreduce, allgather, bcast, reduce, alltoall, scan, "
+                                                 "exscan, reduce_scatter_block");
     }
     collectives.push_back(c);
   }

@@ -595,4 +595,27 @@ const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::siz
   return algorithm;
 }
 
+const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
+                                      const ReduceOp& op, const CollectiveOptions& options) {
+  const std::size_t n = count * size_of(type);
+  const std::size_t all = static_cast<std::size_t>(comm.size()) * n;
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, is_in_place(sendbuf) ? all : n, "recvbuf");
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, all, "sendbuf");
+  internal::check_reducible(op, type);
+  const Algorithm& algorithm = choose(comm, Collective::reduce_scatter_block, all, op.commutative, options);
+  std::vector<std::byte> copy;
+  if (is_in_place(sendbuf)) {  // the operands are in recvbuf, whose first block takes the result
+    copy.assign(bytes(recvbuf), bytes(recvbuf) + all);
+    sendbuf = copy.data();
+  }
+  if (comm.size() == 1) {
+    copy_bytes(recvbuf, sendbuf, n);
+    return done_early(algorithm, options);
+  }
+  if (count == 0) return done_early(algorithm, options);
+  run<Collective::reduce_scatter_block>(comm, algorithm, options, sendbuf, recvbuf, count, type, std::cref(op));
+  return algorithm;
+}
+
 }  // namespace ragged

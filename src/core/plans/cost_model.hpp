@@ -583,6 +583,29 @@ inline double scan_pipelined_chain(const CostInput& x) {
 }
 inline double exscan_recursive_doubling(const CostInput& x) { return scan_recursive_doubling(x); }
 inline double exscan_pipelined_chain(const CostInput& x) { return scan_pipelined_chain(x); }
+// reduce_scatter_block (x.bytes: the whole vector of P blocks; b = one block)
+/// Pairwise exchange (reduce_scatter_block_pairwise.cpp): in step k every rank sends block r + k
+/// to rank r + k and folds in what r - k sent: P - 1 steps of one block.
+inline double reduce_scatter_block_pairwise(const CostInput& x) {
+  const double b = x.bytes / std::max(1, x.procs);
+  if (flat(x)) return (x.procs - 1) * (x.alpha + b * x.beta + b * x.gamma);
+  double t = 0;
+  for (int k = 1; k < x.procs; ++k) t += layered_step(x, b, off_shift(x, k)) + b * x.gamma;
+  return t;
+}
+/// The ring (reduce_scatter_block_ring.cpp): P - 1 steps of one block to the next rank.
+inline double reduce_scatter_block_ring(const CostInput& x) {
+  const double b = x.bytes / std::max(1, x.procs);
+  if (flat(x)) return (x.procs - 1) * (x.alpha + b * x.beta + b * x.gamma);
+  return (x.procs - 1) * (layered_ring_step(x, b) + b * x.gamma);
+}
+/// Binomial reduce of the whole vector to rank 0 in rank order, then binomial scatter of the
+/// blocks (reduce_scatter_block_reduce_scatter.cpp).
+inline double reduce_scatter_block_reduce_scatter(const CostInput& x) {
+  CostInput block = x;
+  block.bytes = x.bytes / std::max(1, x.procs);
+  return reduce_binomial(x) + scatter_binomial(block);
+}
 inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }
 inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.alpha; }
 
