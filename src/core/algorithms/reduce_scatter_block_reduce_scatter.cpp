@@ -17,6 +17,7 @@
 
 #include "algorithms/list.hpp"
 #include "dispatch/compose.hpp"
+#include "internal/common.hpp"
 
 namespace ragged {
 
