@@ -1,7 +1,11 @@
-// What every dispatch entry point shares to run one call: its tag block, its Context and the
-// argument checks on buffers. The registry's collectives (dispatch.cpp) and the threshold
+// What every dispatch entry point shares to run one call: its tag block, its Context, its
+// selection and the argument checks on buffers. The registry's collectives (dispatch.cpp, and
+// dispatch_reductions.cpp for scan, exscan and reduce_scatter_block) and the threshold
 // collectives outside the registry (threshold.cpp) build their calls the same way.
 #pragma once
+
+#include <cstddef>
+#include <variant>
 
 #include "ragged/collectives.hpp"
 #include "ragged/context.hpp"
@@ -27,6 +31,22 @@ enum class Unlisted { bcast_threshold, reduce_threshold };
 /// the named algorithm with its restrictions checked (its fallback when they fail). Not counted
 /// by selections(): select() is the selector, this its last step, which composition reuses.
 [[nodiscard]] Selection selection_for(const CallInfo& call, Requested requested);
+
+/// The algorithm of a call of `collective` (`bytes` and `commutative` as CallInfo has them): the
+/// selection the options carry, or dispatch's own; a fallback is reported once per communicator.
+[[nodiscard]] const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
+                                               const CollectiveOptions& options);
+
+/// A call that ends in dispatch (P = 1, count 0) gives up the background the arrival agent may be
+/// running for it, as the algorithm's own claim would have; returns `algorithm`.
+const Algorithm& ends_early(const Algorithm& algorithm, const CollectiveOptions& options);
+
+/// Runs `algorithm` of collective C for one call on `comm` (its own tag block and Context).
+template <Collective C, class... Args>
+void run_call(Comm& comm, const Algorithm& algorithm, const CollectiveOptions& options, Args... args) {
+  Context context = call_context(comm, tags_of(C), options, &algorithm);
+  std::get<static_cast<std::size_t>(C)>(algorithm.fn)(context, args...);
+}
 
 /// Throws InvalidArgument naming `argument` when `buffer` is in_place; `where` says where
 /// in_place is allowed ("at the root", ...).

@@ -145,6 +145,15 @@ TagBlock tags_of(Unlisted collective) {
   return TagBlock(tag_block_first + tag_block_size * (after_registry + static_cast<int>(collective)), tag_block_size);
 }
 
+const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
+                                 const CollectiveOptions& options) {
+  return choose(comm, collective, bytes, commutative, options);
+}
+
+const Algorithm& ends_early(const Algorithm& algorithm, const CollectiveOptions& options) {
+  return done_early(algorithm, options);
+}
+
 Context call_context(Comm& comm, TagBlock tags, const CollectiveOptions& options, const Algorithm* algorithm) {
   return Context(comm, tags, options.timeout, dispatch_state(comm).workspace, options.hints, algorithm);
 }
@@ -561,60 +570,6 @@ const Algorithm& alltoallv(Comm& comm, const void* sendbuf, std::span<const int>
   if (comm.size() == 1) return algorithm;
   run<Collective::alltoallv>(comm, algorithm, options, sendbuf, sendcounts, sdispls, recvbuf, recvcounts, rdispls,
                              type);
-  return algorithm;
-}
-
-const Algorithm& scan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                      const ReduceOp& op, const CollectiveOptions& options) {
-  const std::size_t n = count * size_of(type);
-  if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
-  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
-  check_buffer(recvbuf, n, "recvbuf");
-  internal::check_reducible(op, type);  // on every rank, before any rank waits for another
-  const Algorithm& algorithm = choose(comm, Collective::scan, n, op.commutative, options);
-  // Algorithms run in place: the own operand in recvbuf, the prefix written over it.
-  if (!is_in_place(sendbuf)) copy_bytes(recvbuf, sendbuf, n);
-  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
-  run<Collective::scan>(comm, algorithm, options, static_cast<const void*>(recvbuf), recvbuf, count, type,
-                        std::cref(op));
-  return algorithm;
-}
-
-const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                        const ReduceOp& op, const CollectiveOptions& options) {
-  const std::size_t n = count * size_of(type);
-  if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
-  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
-  check_buffer(recvbuf, n, "recvbuf");
-  internal::check_reducible(op, type);
-  const Algorithm& algorithm = choose(comm, Collective::exscan, n, op.commutative, options);
-  if (comm.size() == 1 || count == 0) return done_early(algorithm, options);
-  // The own operand stays where the caller put it (recvbuf in place): rank 0's recvbuf is never written.
-  run<Collective::exscan>(comm, algorithm, options, is_in_place(sendbuf) ? static_cast<const void*>(recvbuf) : sendbuf,
-                          recvbuf, count, type, std::cref(op));
-  return algorithm;
-}
-
-const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
-                                      const ReduceOp& op, const CollectiveOptions& options) {
-  const std::size_t n = count * size_of(type);
-  const std::size_t all = static_cast<std::size_t>(comm.size()) * n;
-  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
-  check_buffer(recvbuf, is_in_place(sendbuf) ? all : n, "recvbuf");
-  if (!is_in_place(sendbuf)) check_buffer(sendbuf, all, "sendbuf");
-  internal::check_reducible(op, type);
-  const Algorithm& algorithm = choose(comm, Collective::reduce_scatter_block, all, op.commutative, options);
-  std::vector<std::byte> copy;
-  if (is_in_place(sendbuf)) {  // the operands are in recvbuf, whose first block takes the result
-    copy.assign(bytes(recvbuf), bytes(recvbuf) + all);
-    sendbuf = copy.data();
-  }
-  if (comm.size() == 1) {
-    copy_bytes(recvbuf, sendbuf, n);
-    return done_early(algorithm, options);
-  }
-  if (count == 0) return done_early(algorithm, options);
-  run<Collective::reduce_scatter_block>(comm, algorithm, options, sendbuf, recvbuf, count, type, std::cref(op));
   return algorithm;
 }
 

@@ -1,0 +1,67 @@
+// Cost models of the prefix reductions (scan, exscan) and of reduce_scatter_block, built on the
+// models of plans/cost_model.hpp (which includes this file at its end; either header gives both).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "plans/cost_input.hpp"
+#include "plans/cost_model.hpp"
+
+namespace ragged::plans::cost {
+
+/// Prefix reductions (scan_recursive_doubling.cpp): ceil(log2 P) exchanges of the whole vector
+/// with rank xor d, each followed by up to two local reductions.
+inline double scan_recursive_doubling(const CostInput& x) {
+  if (!flat(x)) {
+    double t = 0;
+    for (int d = 1; d < x.procs; d *= 2) {
+      t += layered_step(x, x.bytes, off_xor(x, d), exchange_slow(x, x.bytes)) + 2 * x.bytes * x.gamma;
+    }
+    return t;
+  }
+  return log2_ceil(x.procs) * (x.alpha + x.bytes * x.beta + 2 * x.bytes * x.gamma);
+}
+/// The segmented chain 0 -> 1 -> ... -> P-1 (scan_pipelined_chain.cpp): the first segment's
+/// P - 1 hops, each forwarded after one local reduction, then S - 1 more segments behind it at the
+/// slowest hop's pace. On consecutive ranks per node, nodes - 1 hops leave a node (one sender per
+/// node: the card is not shared) and the rest stay inside; flat: (P - 1 + S - 1)(α + sβ + sγ).
+inline double scan_pipelined_chain(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double s = std::min(segment, x.bytes);
+  const double inter = std::max(x.alpha + s * x.beta, x.gap) + s * x.gamma;
+  if (flat(x)) return (x.procs - 1 + segments - 1) * inter;
+  const double intra = std::max(alpha_intra(x) + s * beta_intra(x), x.gap) + s * x.gamma;
+  const int hops = std::max(0, x.procs - 1);
+  const int crossings = one_node(x) ? 0 : x.regular_layout ? std::min(hops, std::max(0, x.nodes - 1)) : hops;
+  const double slowest = crossings > 0 ? std::max(inter, intra) : intra;
+  return crossings * inter + (hops - crossings) * intra + (segments - 1) * slowest;
+}
+inline double exscan_recursive_doubling(const CostInput& x) { return scan_recursive_doubling(x); }
+inline double exscan_pipelined_chain(const CostInput& x) { return scan_pipelined_chain(x); }
+// reduce_scatter_block (x.bytes: the whole vector of P blocks; b = one block)
+/// Pairwise exchange (reduce_scatter_block_pairwise.cpp): in step k every rank sends block r + k
+/// to rank r + k and folds in what r - k sent: P - 1 steps of one block.
+inline double reduce_scatter_block_pairwise(const CostInput& x) {
+  const double b = x.bytes / std::max(1, x.procs);
+  if (flat(x)) return (x.procs - 1) * (x.alpha + b * x.beta + b * x.gamma);
+  double t = 0;
+  for (int k = 1; k < x.procs; ++k) t += layered_step(x, b, off_shift(x, k)) + b * x.gamma;
+  return t;
+}
+/// The ring (reduce_scatter_block_ring.cpp): P - 1 steps of one block to the next rank.
+inline double reduce_scatter_block_ring(const CostInput& x) {
+  const double b = x.bytes / std::max(1, x.procs);
+  if (flat(x)) return (x.procs - 1) * (x.alpha + b * x.beta + b * x.gamma);
+  return (x.procs - 1) * (layered_ring_step(x, b) + b * x.gamma);
+}
+/// Binomial reduce of the whole vector to rank 0 in rank order, then binomial scatter of the
+/// blocks (reduce_scatter_block_reduce_scatter.cpp).
+inline double reduce_scatter_block_reduce_scatter(const CostInput& x) {
+  CostInput block = x;
+  block.bytes = x.bytes / std::max(1, x.procs);
+  return reduce_binomial(x) + scatter_binomial(block);
+}
+
+}  // namespace ragged::plans::cost
