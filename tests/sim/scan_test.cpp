@@ -233,8 +233,9 @@ void reduce_scatter_sweep(const std::string& name, int procs) {
             Bytes out((in_place ? mine.size() : want.size()) + guard_bytes, sentinel);
             if (in_place) std::memcpy(out.data(), mine.data(), mine.size());
             fn(comm, in_place ? ragged::in_place : mine.data(), out.data(), count, type, test::builtin_op(kind), opts);
-            Bytes first(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(want.size()));
-            if (first != want) throw test::CheckFailed(what + ": wrong block");
+            if (!want.empty() && std::memcmp(out.data(), want.data(), want.size()) != 0) {
+              throw test::CheckFailed(what + ": wrong block");
+            }
             // in place, the rest of recvbuf (the other blocks of the operand) may be anything MPI
             // allows; the guard after it must stay
             for (std::size_t i = out.size() - guard_bytes; i < out.size(); ++i) {
