@@ -170,4 +170,12 @@ const Algorithm& reduce_scatter_block(Comm& comm, std::span<const T> in, std::sp
   return reduce_scatter_block(comm, in.data(), out.data(), out.size(), datatype_of<T>(), op, options);
 }
 
+/// Every rank's `in` (counts[i] elements on rank i) to out + displs[i] on every rank.
+template <internal::Element T>
+const Algorithm& allgatherv(Comm& comm, std::span<const T> in, std::span<T> out, std::span<const int> counts,
+                            std::span<const int> displs, const CollectiveOptions& options = {}) {
+  return allgatherv(comm, in.data(), internal::as_count(in.size(), "in"), out.data(), counts, displs, datatype_of<T>(),
+                    options);
+}
+
 }  // namespace ragged

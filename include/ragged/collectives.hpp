@@ -100,6 +100,13 @@ const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::siz
 /// in_place and recvbuf holds the size() blocks on entry, the result in its first block on return.
 const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                                       const ReduceOp& op, const CollectiveOptions& options = {});
+/// allgatherv: every rank sends `sendcount` elements (recvcounts[rank()] of them: MPI's matching
+/// type signatures); every rank receives rank i's at recvbuf + displs[i] (elements; any order, gaps
+/// left unwritten), as MPI_Allgatherv. In place: sendbuf is in_place, the own block already at
+/// recvbuf + displs[rank()]. Counts and displacements are the same on every rank.
+const Algorithm& allgatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf,
+                            std::span<const int> recvcounts, std::span<const int> displs, DataType type,
+                            const CollectiveOptions& options = {});
 
 // Callables with the dispatch entry points' arguments, returning the algorithm that ran
 // (Registry::allgather(name) etc. bind a name).
@@ -122,6 +129,8 @@ using AlltoallvFn =
     std::function<const Algorithm&(Comm&, const void*, std::span<const int>, std::span<const int>, void*,
                                    std::span<const int>, std::span<const int>, DataType, const CollectiveOptions&)>;
 using ScanFn = AllreduceFn;
+using AllgathervFn = std::function<const Algorithm&(Comm&, const void*, int, void*, std::span<const int>,
+                                                    std::span<const int>, DataType, const CollectiveOptions&)>;
 
 /// A dissemination barrier over Comm (used by benchmarks and tests on every backend).
 void barrier(Comm& comm, Timeout timeout = {});

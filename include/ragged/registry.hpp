@@ -33,7 +33,8 @@ enum class Collective {
   alltoallv,
   scan,
   exscan,
-  reduce_scatter_block
+  reduce_scatter_block,
+  allgatherv
 };
 
 inline constexpr Collective all_collectives[] = {Collective::allgather,
@@ -48,7 +49,8 @@ inline constexpr Collective all_collectives[] = {Collective::allgather,
                                                  Collective::alltoallv,
                                                  Collective::scan,
                                                  Collective::exscan,
-                                                 Collective::reduce_scatter_block};
+                                                 Collective::reduce_scatter_block,
+                                                 Collective::allgatherv};
 
 [[nodiscard]] const char* name_of(Collective collective);
 /// Parses a collective's name ("allgather", ..., "alltoallv").
@@ -123,6 +125,10 @@ using Exscan = Scan;
 // Block r of the reduction of every rank's sendbuf (P blocks of `count` elements) to rank r's
 // recvbuf (count elements). Dispatch has resolved in_place (sendbuf is a copy then).
 using ReduceScatterBlock = Scan;
+// Every rank's block (recvcounts[i] elements) to displs[i] of every rank's recvbuf. Dispatch has
+// copied this rank's own block there; sendbuf points at it (in recvbuf).
+using Allgatherv = void (*)(Context&, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                            std::span<const int> displs, DataType type);
 // Function types (not pointers), so that the list can declare the functions.
 using allgather_signature = std::remove_pointer_t<Allgather>;
 using allreduce_signature = std::remove_pointer_t<Allreduce>;
@@ -137,6 +143,7 @@ using alltoallv_signature = std::remove_pointer_t<Alltoallv>;
 using scan_signature = std::remove_pointer_t<Scan>;
 using exscan_signature = std::remove_pointer_t<Exscan>;
 using reduce_scatter_block_signature = std::remove_pointer_t<ReduceScatterBlock>;
+using allgatherv_signature = std::remove_pointer_t<Allgatherv>;
 }  // namespace impl
 
 /// The function of an algorithm; the alternative's index is the Collective's value
@@ -144,7 +151,7 @@ using reduce_scatter_block_signature = std::remove_pointer_t<ReduceScatterBlock>
 /// index: make_algorithm()).
 using AlgorithmFn = std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather,
                                  impl::Scatter, impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv,
-                                 impl::Scan, impl::Exscan, impl::ReduceScatterBlock>;
+                                 impl::Scan, impl::Exscan, impl::ReduceScatterBlock, impl::Allgatherv>;
 
 struct Algorithm {
   std::string name;
@@ -201,6 +208,7 @@ class Registry {
   [[nodiscard]] ScanFn scan(std::string_view name) const;
   [[nodiscard]] ScanFn exscan(std::string_view name) const;
   [[nodiscard]] ScanFn reduce_scatter_block(std::string_view name) const;
+  [[nodiscard]] AllgathervFn allgatherv(std::string_view name) const;
 
  private:
   Registry() = default;

@@ -32,8 +32,11 @@ struct CallInfo {
   Collective collective = Collective::allgather;
   int procs = 1;
   /// Bytes of one block (allgather, gather, scatter, alltoall) or of the vector (allreduce, bcast,
-  /// reduce); 0 for gatherv, scatterv, alltoallv, whose sizes the ranks do not share.
+  /// reduce) or of all blocks (allgatherv, reduce_scatter_block); 0 for gatherv, scatterv,
+  /// alltoallv, whose sizes the ranks do not share.
   std::size_t bytes = 0;
+  /// allgatherv: the bytes of the largest block (0 for the other collectives).
+  std::size_t largest = 0;
   bool commutative = true;  ///< the reduction operator's (reductions only)
   const Hints* hints = nullptr;
   std::string backend;  ///< the Comm's ("sim", "mpi")

@@ -34,6 +34,8 @@ const char* name_of(Collective collective) {
       return "exscan";
     case Collective::reduce_scatter_block:
       return "reduce_scatter_block";
+    case Collective::allgatherv:
+      return "allgatherv";
   }
   return "unknown";
 }
@@ -222,6 +224,17 @@ ScanFn Registry::reduce_scatter_block(std::string_view name) const {
     CollectiveOptions o = options;
     o.algorithm = n;
     return ragged::reduce_scatter_block(comm, s, r, count, type, op, o);
+  };
+}
+
+AllgathervFn Registry::allgatherv(std::string_view name) const {
+  (void)find(Collective::allgatherv, name);
+  return [n = std::string(name)](Comm& comm, const void* s, int sendcount, void* r, std::span<const int> counts,
+                                 std::span<const int> displs, DataType type,
+                                 const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::allgatherv(comm, s, sendcount, r, counts, displs, type, o);
   };
 }
 

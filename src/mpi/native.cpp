@@ -167,6 +167,14 @@ void native_alltoallv(Context& ctx, const void* sendbuf, std::span<const int> se
         "MPI_Alltoallv");
 }
 
+/// Dispatch put the own block in place: MPI_IN_PLACE.
+void native_allgatherv(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::span<const int> recvcounts,
+                       std::span<const int> displs, DataType type) {
+  check(PMPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recvbuf, recvcounts.data(), displs.data(), to_mpi(type),
+                        native_handle(ctx.comm())),
+        "MPI_Allgatherv");
+}
+
 }  // namespace
 
 void register_native_algorithms() {
@@ -191,6 +199,8 @@ void register_native_algorithms() {
   registry.add(make_algorithm<C::exscan>("native", "The MPI library's MPI_Exscan.", mpi_only, &native_exscan));
   registry.add(make_algorithm<C::reduce_scatter_block>("native", "The MPI library's MPI_Reduce_scatter_block.",
                                                        mpi_only, &native_reduce_scatter_block));
+  registry.add(
+      make_algorithm<C::allgatherv>("native", "The MPI library's MPI_Allgatherv.", mpi_only, &native_allgatherv));
 }
 
 }  // namespace ragged::mpi

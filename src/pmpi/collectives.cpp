@@ -104,18 +104,6 @@ int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
       native);
 }
 
-int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
-                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  // ragged has no allgatherv algorithm yet: always the MPI library's.
-  const std::string* set = ragged::environment().find("RAGGED_ALLGATHERV");  // read once per process
-  const char* name = set != nullptr ? set->c_str() : nullptr;
-  if (pmpi::report::enabled()) [[unlikely]] {
-    pmpi::report::note_route(name == nullptr ? pmpi::report::Mode::unset : pmpi::report::Mode::named, name);
-  }
-  pmpi::note_last(name != nullptr ? "native (ragged has no allgatherv)" : "native");
-  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-}
-
 int route_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   const auto native = [&] { return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm); };
   return routed(
@@ -338,19 +326,6 @@ RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
         c.bytes = bytes_of(recvcount, recvtype);
         c.contributed =
             static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype));
-      });
-}
-
-RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                      MPI_Comm comm) {
-  return entry(
-      Kind::allgatherv, comm,
-      [&] { return route_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
-      [&](CallRecord& c) {
-        const bool in_place = sendbuf == MPI_IN_PLACE && recvcounts != nullptr;
-        c.contributed = static_cast<unsigned long long>(in_place ? bytes_of(recvcounts[c.rank], recvtype)
-                                                                 : bytes_of(sendcount, sendtype));
       });
 }
 

@@ -1,5 +1,6 @@
-// libragged_pmpi.so: the collectives whose blocks are per peer: MPI_Gatherv, MPI_Scatterv,
-// MPI_Alltoall and MPI_Alltoallv (collectives.cpp says how a call is routed).
+// libragged_pmpi.so: the collectives whose blocks are per peer: MPI_Allgatherv, MPI_Gatherv,
+// MPI_Scatterv, MPI_Alltoall and MPI_Alltoallv (collectives.cpp says how a call is routed).
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <span>
@@ -47,6 +48,51 @@ bool rooted_blocks(Call& call, int root, bool in_place, int count, MPI_Datatype 
     if (why != nullptr) return call.fallback(why);
   }
   return call.selects_ragged(0);
+}
+
+int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+  const auto native = [&] {
+    return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  };
+  return routed(
+      Collective::allgatherv, comm,
+      [&](Call& call) {
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        const auto p = static_cast<std::size_t>(call.size());
+        const auto r = static_cast<std::size_t>(call.rank());
+        if (recvcounts == nullptr || displs == nullptr) return call.fallback("null counts");
+        const std::span<const int> counts(recvcounts, p);
+        const std::span<const int> places(displs, p);
+        TypeInfo rt;
+        Blocks recv;
+        const char* why = lay_out_side(counts, displs, recvtype, recvbuf, call.scratch(0, 0), rt, recv);
+        if (why != nullptr) return call.fallback(why);
+        TypeInfo st;
+        std::size_t sent = 0;
+        if (!in_place) {
+          if (!bytes_of(sendcount, sendtype, st, sent)) return call.fallback("datatype or count");
+          if (sent != static_cast<std::size_t>(recv.counts[r])) return call.fallback("send and receive sizes differ");
+        }
+        // Selection sees all the blocks' bytes and the largest block's, as dispatch will.
+        const int largest = *std::max_element(recv.counts.begin(), recv.counts.end());
+        if (!call.selects_ragged(recv.total, true, static_cast<std::size_t>(largest))) return false;
+        const void* send = sendbuf;
+        if (in_place) {
+          send = ragged::in_place;
+          if (recv.staged && recv.counts[r] > 0) {  // the own block, from the program's buffer to its staged place
+            pmpi::pack(pmpi::offset(recvbuf, static_cast<MPI_Aint>(displs[r]) * rt.extent),
+                       static_cast<std::size_t>(recvcounts[r]), rt, recv.base + recv.displs[r], call.handle());
+          }
+        } else if (!st.dense) {
+          send = staged_send(call, sendbuf, static_cast<std::size_t>(sendcount), st);
+        }
+        call.ran(ragged::allgatherv(call.comm(), send, recv.counts[r], recv.base, recv.counts, recv.displs,
+                                    DataType::byte, call.options()));
+        if (recv.staged) pmpi::unpack_blocks(recv, counts, places, rt, recvbuf, call.handle());
+        return true;
+      },
+      native);
 }
 
 int route_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -215,6 +261,19 @@ int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
 }  // namespace
 
 extern "C" {
+
+RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm) {
+  return entry(
+      Kind::allgatherv, comm,
+      [&] { return route_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
+      [&](CallRecord& c) {
+        const bool in_place = sendbuf == MPI_IN_PLACE && recvcounts != nullptr;
+        c.contributed = static_cast<unsigned long long>(in_place ? bytes_of(recvcounts[c.rank], recvtype)
+                                                                 : bytes_of(sendcount, sendtype));
+      });
+}
 
 RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,

@@ -141,10 +141,10 @@ class Call {
 
   /// Selects as dispatch will (docs/selection.md) and returns false when that is "native",
   /// when the environment names an unknown algorithm, or when the rules file is malformed
-  /// (said once): the call then goes to the MPI library. `bytes` and `commutative` as CallInfo.
+  /// (said once): the call then goes to the MPI library. `bytes`, `commutative` and `largest` as CallInfo.
   /// When selection is `auto` for an allgather or allreduce and arrival awareness is on, the
   /// call first gets its site's arrival snapshot (site_prediction.hpp), which `auto` then reads.
-  [[nodiscard]] bool selects_ragged(std::size_t bytes, bool commutative = true);
+  [[nodiscard]] bool selects_ragged(std::size_t bytes, bool commutative = true, std::size_t largest = 0);
 
   /// Marks the call as given to the MPI library because of `why`; returns false.
   bool fallback(const char* why);

@@ -81,7 +81,7 @@ struct CallRecord {
   unsigned long long contributed = 0;
 };
 
-/// Notes how route() (or MPI_Barrier, MPI_Allgatherv) routed the calling thread's current call;
+/// Notes how route() (or MPI_Barrier) routed the calling thread's current call;
 /// `requested` is the variable's value (the rules file's path for Mode::rules), or null.
 void note_route(Mode mode, const char* requested);
 

@@ -386,11 +386,12 @@ std::vector<std::byte>& Call::scratch(int i, std::size_t bytes) {
   return buffer;
 }
 
-bool Call::selects_ragged(std::size_t bytes, bool commutative) {
+bool Call::selects_ragged(std::size_t bytes, bool commutative, std::size_t largest) {
   CallInfo info;
   info.collective = collective_;
   info.procs = size();
   info.bytes = bytes;
+  info.largest = largest;
   info.commutative = commutative;
   info.hints = &options_.hints;
   info.backend = state_.comm->backend();

@@ -326,6 +326,15 @@ Buffers prepare(const Config& k, int rank, int procs) {
       b.recv = scratch(t, k.in_place ? p * n : n);
       if (k.in_place) place(b.recv, t, 0, b.send);
       break;
+    case Collective::allgatherv: {  // every rank receives every block, at the layout's displacements
+      const Layout l = v_layout(procs, n);
+      b.sendcount = l.counts[r];
+      b.send = data(t, kind, rank, static_cast<std::size_t>(b.sendcount));
+      b.recv_layout = l;
+      b.recv = scratch(t, l.extent);
+      if (k.in_place) place(b.recv, t, static_cast<std::size_t>(l.displs[r]), b.send);
+      break;
+    }
     case Collective::alltoall:
       b.send = data(t, kind, rank, p * n);
       b.recv = scratch(t, p * n);
@@ -394,6 +403,9 @@ void invoke(const Algorithm& alg, Comm& comm, const Config& k, Buffers& b, const
       return;
     case Collective::reduce_scatter_block:
       (void)reduce_scatter_block(comm, s, r, n, t, k.op->op, o);
+      return;
+    case Collective::allgatherv:
+      (void)allgatherv(comm, s, b.sendcount, r, b.recv_layout.counts, b.recv_layout.displs, t, o);
       return;
   }
 }

@@ -404,6 +404,62 @@ static void test_gatherv_scatterv(int scatter) {
   }
 }
 
+/* Every rank's block to every rank: uneven counts, zeros included, in reverse rank order one int
+ * apart, the gaps and a guard never written; then the same counts through a strided receive
+ * datatype (every other int: the library stages the blocks and unpacks them). */
+static void test_allgatherv(void) {
+  const int scales[] = {1, 100};
+  for (int s = 0; s < 2; ++s) {
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      for (int strided = 0; strided < 2; ++strided) {
+        const int scale = scales[s];
+        const int stride = strided ? 2 : 1;
+        MPI_Datatype rtype = MPI_INT;
+        if (strided) {
+          MPI_Datatype vec;
+          MPI_Type_vector(1, 1, 2, MPI_INT, &vec);
+          MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * sizeof(int)), &rtype);
+          MPI_Type_commit(&rtype);
+          MPI_Type_free(&vec);
+        }
+        int* counts = t_alloc((size_t)t_size * sizeof(int));
+        int* displs = t_alloc((size_t)t_size * sizeof(int));
+        long span = 0; /* in elements of rtype */
+        for (int i = t_size - 1; i >= 0; --i) {
+          counts[i] = v_count(i, 1, scale);
+          displs[i] = (int)span;
+          span += counts[i] + 1;
+        }
+        const long ints = span * stride + GUARD;
+        const int mine = counts[t_rank];
+        int* got = t_alloc((size_t)ints * sizeof(int));
+        int* want = t_alloc((size_t)ints * sizeof(int));
+        int* send = t_alloc((size_t)(mine + 1) * sizeof(int));
+        t_fill(got, ints, -1);
+        t_fill(want, ints, -1);
+        for (int i = 0; i < mine; ++i) send[i] = t_value(t_rank, i, s + 3 * strided);
+        if (in_place) {
+          for (int i = 0; i < mine; ++i) {
+            got[((long)displs[t_rank] + i) * stride] = want[((long)displs[t_rank] + i) * stride] = send[i];
+          }
+        }
+        const void* sb = in_place ? MPI_IN_PLACE : send;
+        const int rc = MPI_Allgatherv(sb, mine, MPI_INT, got, counts, displs, rtype, MPI_COMM_WORLD);
+        const int ran = ran_forced();
+        PMPI_Allgatherv(sb, mine, MPI_INT, want, counts, displs, rtype, MPI_COMM_WORLD);
+        t_check(rc == MPI_SUCCESS && ran && memcmp(got, want, (size_t)ints * sizeof(int)) == 0,
+                "allgatherv %s scale %d in_place %d strided %d", g_name, scale, in_place, strided);
+        if (strided) MPI_Type_free(&rtype);
+        free(counts);
+        free(displs);
+        free(got);
+        free(want);
+        free(send);
+      }
+    }
+  }
+}
+
 static void test_alltoall(void) {
   const int counts[] = {1, 3, 200, 10000};
   for (int c = 0; c < 4; ++c) {
@@ -501,6 +557,7 @@ static void run_collective(const char* collective) {
   if (strcmp(collective, "scatterv") == 0) test_gatherv_scatterv(1);
   if (strcmp(collective, "alltoall") == 0) test_alltoall();
   if (strcmp(collective, "alltoallv") == 0) test_alltoallv();
+  if (strcmp(collective, "allgatherv") == 0) test_allgatherv();
 }
 
 /* With nothing set, every collective is the MPI library's. */

@@ -77,7 +77,7 @@ program pmpi_fortran
   end do
   close (unit)
   ! auto for every collective, then MPI_BOTTOM with an absolute-address datatype
-  do k = 1, 13
+  do k = 1, 14
     collective = collectives(k)
     call force(collective, 'auto')
     call run(collective, 'auto', '-')
@@ -94,9 +94,9 @@ contains
 
   character(len=24) function collectives(k)
     integer, intent(in) :: k
-    character(len=24), parameter :: all(13) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
+    character(len=24), parameter :: all(14) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
                                                 'gather', 'scatter', 'gatherv', 'scatterv', 'alltoall', 'alltoallv', &
-                                                'scan', 'exscan', 'reduce_scatter_block']
+                                                'scan', 'exscan', 'reduce_scatter_block', 'allgatherv']
     collectives = all(k)
   end function
 
@@ -274,6 +274,27 @@ contains
         ok = ierr == MPI_SUCCESS .and. all(recv(1:counts(rank + 1)) == [(v(rank, i), i = 1, counts(rank + 1))])
       end if
       call check(ok, coll, algorithm, fb)
+    case ('allgatherv')
+      ! every rank gets rank r's mod(r, n) + 1 elements, in reverse rank order one element apart
+      counts = [(mod(r, n) + 1, r = 0, procs - 1)]
+      displs(procs) = 0
+      do r = procs - 1, 1, -1
+        displs(r) = displs(r + 1) + counts(r + 1) + 1
+      end do
+      total = displs(1) + counts(1)
+      want(1:total) = -1
+      do r = 0, procs - 1
+        want(displs(r + 1) + 1:displs(r + 1) + counts(r + 1)) = [(v(r, i), i = 1, counts(r + 1))]
+      end do
+      send(1:counts(rank + 1)) = [(v(rank, i), i = 1, counts(rank + 1))]
+      recv = -1
+      call MPI_Allgatherv(send, counts(rank + 1), MPI_INTEGER, recv, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:total) == want(1:total)) .and. all(recv(total + 1:) == -1), &
+                 'allgatherv', algorithm, fb)
+      recv = -1
+      recv(displs(rank + 1) + 1:displs(rank + 1) + counts(rank + 1)) = send(1:counts(rank + 1))
+      call MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv, counts, displs, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:total) == want(1:total)), 'allgatherv in place', algorithm, fb)
     case ('alltoall')
       send = [((v(rank, j * n + i), i = 1, n), j = 0, procs - 1)]
       recv = -1
@@ -302,7 +323,7 @@ contains
       call MPI_Barrier(MPI_COMM_WORLD, ierr)
       call check(ierr == MPI_SUCCESS, 'barrier', algorithm, fb)
     case default
-      ! a collective this program does not know (allgatherv, ...): nothing to check
+      ! a collective this program does not know: nothing to check
     end select
   end subroutine
 

@@ -336,6 +336,13 @@ TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
               RAGGED_CHECK_EQ(recv[1], 1);
             }
             break;
+          case Collective::allgatherv:
+            (void)allgatherv(comm, send.data(), 0, recv.data(), zeros, displs, DataType::int32, o);
+            if (procs == 1) {
+              (void)allgatherv(comm, send.data(), 1, recv.data(), ones, displs, DataType::int32, o);
+              RAGGED_CHECK_EQ(recv[0], 1);
+            }
+            break;
         }
       });
     }

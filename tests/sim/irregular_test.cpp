@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -23,6 +24,7 @@
 
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
+#include "ragged/layout.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/sim.hpp"
 #include "support/check.hpp"
@@ -193,6 +195,20 @@ std::vector<Case> make_cases(int p) {
   return out;
 }
 
+/// The receive buffer of a gathering rank (gatherv's root, any allgatherv rank): sentinels, with
+/// rank `me`'s block `mine` at its place when the case is in place; `send` is what the rank passes
+/// as sendbuf (in_place then, else `mine`).
+Bytes gathering_buffer(const Case& c, int me, const Bytes& mine, const void*& send) {
+  Bytes recv(c.full.size(), sentinel);
+  send = mine.data();
+  if (c.in_place) {
+    const std::size_t at = static_cast<std::size_t>(c.displs[static_cast<std::size_t>(me)]) * size_of(c.type);
+    std::copy(mine.begin(), mine.end(), recv.begin() + static_cast<std::ptrdiff_t>(at));
+    send = in_place;
+  }
+  return recv;
+}
+
 void expect_bytes(const Bytes& got, const Bytes& want, const std::string& what) {
   if (got == want) return;
   std::size_t i = 0;
@@ -239,13 +255,8 @@ TEST_P(Gatherv, EveryShapeRootLayoutAndInPlaceLandsEveryBlockAtItsDisplacement) 
         call(comm, mine.data(), c.counts[static_cast<std::size_t>(me)], nullptr, {}, {}, c.type, c.root, opts);
         continue;
       }
-      Bytes recv(c.full.size(), sentinel);
-      const void* send = mine.data();
-      if (c.in_place) {
-        const std::size_t at = static_cast<std::size_t>(c.displs[static_cast<std::size_t>(me)]) * size_of(c.type);
-        std::copy(mine.begin(), mine.end(), recv.begin() + static_cast<std::ptrdiff_t>(at));
-        send = in_place;
-      }
+      const void* send = nullptr;
+      Bytes recv = gathering_buffer(c, me, mine, send);
       call(comm, send, c.counts[static_cast<std::size_t>(me)], recv.data(), c.counts, c.displs, c.type, c.root, opts);
       expect_bytes(recv, c.full, c.describe("gatherv " + name));
     }
@@ -379,6 +390,80 @@ TEST_P(IrregularBadInput, ArgumentErrorsNameTheArgument) {
 
 INSTANTIATE_TEST_SUITE_P(All, IrregularBadInput, testing::ValuesIn(test::registered(Collective::gatherv)),
                          [](const testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// ---------------------------------------------------------------------- allgatherv
+
+// Every registered allgatherv algorithm and `auto`, at every P of the sweep, on the cases of
+// root 0 (allgatherv has no root): every rank's buffer must equal the root's gatherv buffer.
+// `gatherv_bcast` composes a gatherv and a bcast through dispatch: it also runs with a node
+// layout of three ranks a node (the last one short), whose bcast `auto` may make hierarchical.
+std::vector<Param> allgatherv_params() {
+  std::vector<Param> out;
+  std::vector<std::string> names = test::registered(Collective::allgatherv);
+  names.emplace_back("auto");
+  for (const std::string& name : names) {
+    for (int p : test::sweep_procs()) out.emplace_back(name, p);
+  }
+  return out;
+}
+
+class Allgatherv : public IrregularSweep {};
+
+TEST_P(Allgatherv, EveryShapeLayoutAndInPlaceLandsEveryBlockAtItsDisplacementOnEveryRank) {
+  std::vector<CollectiveOptions> settings{sweep_options()};
+  if (name == "gatherv_bcast" && procs >= 4) {
+    CollectiveOptions by3 = sweep_options();
+    by3.hints.set(std::make_shared<const NodeLayout>(NodeLayout::parse("3", procs)));
+    settings.push_back(by3);
+  }
+  simulate(procs, [&](Comm& comm) {
+    const int me = comm.rank();
+    for (CollectiveOptions opts : settings) {
+      opts.algorithm = name;
+      for (const Case& c : cases) {
+        if (c.root != 0) continue;
+        const int count = c.counts[static_cast<std::size_t>(me)];
+        const Bytes mine = block_of(me, count, c.type);
+        const void* send = nullptr;
+        Bytes recv = gathering_buffer(c, me, mine, send);
+        (void)allgatherv(comm, send, count, recv.data(), c.counts, c.displs, c.type, opts);
+        expect_bytes(recv, c.full, c.describe("allgatherv " + name) + " rank " + std::to_string(me));
+      }
+    }
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, Allgatherv, testing::ValuesIn(allgatherv_params()), param_name);
+
+TEST(AllgathervBadInput, ArgumentErrorsNameTheArgumentOnTheRankThatGaveIt) {
+  const std::vector<int> counts(6, 2);
+  const std::vector<int> displs{0, 2, 4, 6, 8, 10};
+  const Bytes data(12 * 8, std::byte{1});
+  const auto call = [&](Comm& c, int sendcount, std::span<const int> rc, std::span<const int> d) {
+    Bytes b(16 * 8);
+    (void)allgatherv(c, data.data(), sendcount, b.data(), rc, d, DataType::int32, short_timeout());
+  };
+  EXPECT_EQ(argument_of([&](Comm& c) { call(c, c.rank() == 3 ? 1 : 2, counts, displs); }), "sendcount");
+  EXPECT_EQ(argument_of([&](Comm& c) { call(c, c.rank() == 3 ? -1 : 2, counts, displs); }), "sendcount");
+  std::vector<int> negative = counts;
+  negative[4] = -2;
+  EXPECT_EQ(argument_of([&](Comm& c) { call(c, 2, negative, displs); }), "recvcounts");
+  std::vector<int> bad_displs = displs;
+  bad_displs[1] = -8;
+  EXPECT_EQ(argument_of([&](Comm& c) { call(c, 2, counts, bad_displs); }), "displs");
+  const std::vector<int> short_counts(5, 2);
+  EXPECT_EQ(argument_of([&](Comm& c) { call(c, 2, short_counts, displs); }), "recvcounts");
+  EXPECT_EQ(argument_of([&](Comm& c) {
+              (void)allgatherv(c, data.data(), 2, nullptr, counts, displs, DataType::int32, short_timeout());
+            }),
+            "recvbuf");
+  EXPECT_EQ(argument_of([&](Comm& c) {
+              Bytes b(16 * 8);
+              (void)allgatherv(c, data.data(), 2, const_cast<void*>(in_place), counts, displs, DataType::int32,
+                               short_timeout());
+            }),
+            "recvbuf");
+}
 
 // Counts that disagree between the root and one sender: the tree algorithms find it
 // (the construction or the size messages tell the root what each subtree really

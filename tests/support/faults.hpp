@@ -103,6 +103,9 @@ inline Outcome call_collective(Comm& comm, Collective collective, const std::str
       case Collective::reduce_scatter_block:
         reduce_scatter_block(comm, in.data(), out.data(), count, DataType::int32, ReduceOp::sum(), options);
         break;
+      case Collective::allgatherv:
+        allgatherv(comm, in.data(), n, out.data(), counts, displs, DataType::int32, options);
+        break;
     }
   } catch (const TimeoutError& e) {
     what = e.what();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,24 @@ struct SelectOptions {
   int iterations = 2;
   bool check = true;
   bool detail = false;
+  std::string spread = "ramp";  // allgatherv: how the bytes spread over the blocks
 };
+
+/// allgatherv's block sizes for `total` bytes over `procs` ranks: "equal", "ramp" (rank r's
+/// block r + 1 parts) or "one" (the middle rank holds everything).
+std::vector<int> spread_counts(const std::string& spread, std::size_t total, int procs) {
+  const auto p = static_cast<std::size_t>(procs);
+  std::vector<int> counts(p, 0);
+  if (spread == "one") {
+    counts[p / 2] = static_cast<int>(total);
+  } else if (spread == "ramp") {
+    const std::size_t parts = p * (p + 1) / 2;
+    for (std::size_t r = 0; r < p; ++r) counts[r] = static_cast<int>(total * (r + 1) / parts);
+  } else {
+    for (std::size_t r = 0; r < p; ++r) counts[r] = static_cast<int>(total / p);
+  }
+  return counts;
+}
 
 /// Byte i of rank r's send buffer.
 std::byte pattern(int r, std::size_t i) { return static_cast<std::byte>((static_cast<std::size_t>(r) * 31 + i) % 251); }
@@ -43,7 +61,7 @@ std::byte pattern(int r, std::size_t i) { return static_cast<std::byte>((static_
 /// What one rank runs for one (collective, size, algorithm): the buffers and the call.
 class Cell {
  public:
-  Cell(Comm& comm, Collective c, std::size_t bytes) : comm_(comm), c_(c) {
+  Cell(Comm& comm, Collective c, std::size_t bytes, const std::string& spread) : comm_(comm), c_(c) {
     const auto p = static_cast<std::size_t>(comm.size());
     const bool reduces = c == Collective::allreduce || c == Collective::reduce || c == Collective::scan ||
                          c == Collective::exscan || c == Collective::reduce_scatter_block;
@@ -55,6 +73,13 @@ class Cell {
     const std::size_t total = blocks ? count_ * p : count_;
     in_.assign(total * element, std::byte{0});
     out_.assign((c == Collective::reduce_scatter_block ? count_ : total) * element, std::byte{0});
+    if (c == Collective::allgatherv) {  // `bytes`: all the blocks, back to back in rank order
+      counts_ = spread_counts(spread, bytes, comm.size());
+      displs_.assign(counts_.size(), 0);
+      std::exclusive_scan(counts_.begin(), counts_.end(), displs_.begin(), 0);
+      in_.assign(static_cast<std::size_t>(counts_[static_cast<std::size_t>(comm.rank())]), std::byte{0});
+      out_.assign(bytes, std::byte{0});
+    }
   }
 
   void fill() {
@@ -89,6 +114,8 @@ class Cell {
         return exscan(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
       case Collective::reduce_scatter_block:
         return reduce_scatter_block(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
+      case Collective::allgatherv:
+        return allgatherv(comm_, in_.data(), static_cast<int>(in_.size()), out_.data(), counts_, displs_, type_, o);
       default:
         throw InvalidArgument("--collectives", std::string(name_of(c_)) + " is not measured here");
     }
@@ -120,6 +147,12 @@ class Cell {
           ok = out_[static_cast<std::size_t>(q) * count_ + i] == pattern(q, i);
         }
       }
+    } else if (c_ == Collective::allgatherv) {
+      for (std::size_t q = 0; q < counts_.size() && ok; ++q) {
+        for (std::size_t i = 0; i < static_cast<std::size_t>(counts_[q]) && ok; ++i) {
+          ok = out_[static_cast<std::size_t>(displs_[q]) + i] == pattern(static_cast<int>(q), i);
+        }
+      }
     } else if (c_ == Collective::alltoall) {
       // block r of rank q's send buffer: bytes [r count, (r + 1) count) of q's pattern
       for (int q = 0; q < p && ok; ++q) {
@@ -143,6 +176,8 @@ class Cell {
   std::size_t count_ = 0;
   std::vector<std::byte> in_;
   std::vector<std::byte> out_;
+  std::vector<int> counts_;  // allgatherv
+  std::vector<int> displs_;
 };
 
 /// The algorithms measured for `c`: the given ones, or every registered one that runs on the
@@ -176,10 +211,10 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
     const Collective c = parse_collective(name);
     if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast && c != Collective::allgather &&
         c != Collective::alltoall && c != Collective::scan && c != Collective::exscan &&
-        c != Collective::reduce_scatter_block) {
+        c != Collective::reduce_scatter_block && c != Collective::allgatherv) {
       throw InvalidArgument("--collectives", name +
                                                  " is not one of allreduce, allgather, bcast, reduce, alltoall, scan, "
-                                                 "exscan, reduce_scatter_block");
+                                                 "exscan, reduce_scatter_block, allgatherv");
     }
     collectives.push_back(c);
   }
@@ -192,7 +227,7 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
     for (const Collective c : collectives) {
       for (const std::uint64_t size : o.sizes) {
         for (const std::string& algorithm : candidates(c, o, comm.backend())) {
-          Cell cell(comm, c, static_cast<std::size_t>(size));
+          Cell cell(comm, c, static_cast<std::size_t>(size), o.spread);
           std::string selected;
           const auto samples = timed_loop<double>(comm, TimedLoop<double>{.warmup = o.warmup,
                                                                           .iterations = o.iterations,
@@ -232,7 +267,8 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
   report.experiment = "select";
   report.metadata = {
       {"backend", b.backend},  {"platform", platform_label(b)},      {"procs", std::to_string(procs)},
-      {"layout", layout_text}, {"warmup", std::to_string(o.warmup)}, {"iterations", std::to_string(o.iterations)}};
+      {"layout", layout_text}, {"warmup", std::to_string(o.warmup)}, {"iterations", std::to_string(o.iterations)},
+      {"spread", o.spread}};
   if (o.detail) {
     for (const Measured& m : results) {
       Row row;
@@ -284,10 +320,13 @@ CLI::App* add_select_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd.list("--collectives", o->collectives, "allreduce,allgather,bcast,reduce,alltoall", "collectives to measure");
   cmd.counts("--sizes", o->sizes, "8,64Ki,1Mi",
              "bytes per rank: the vector (allreduce, bcast, reduce, scan, exscan), a rank's whole buffer (allgather, "
-             "alltoall)");
+             "alltoall, reduce_scatter_block, allgatherv: all the blocks)");
   cmd.list("--algorithms", o->algorithms, "", "algorithms to measure besides auto (default: every registered one)");
   cmd->add_option("--warmup", o->warmup, "unmeasured calls per algorithm")->capture_default_str();
   cmd->add_option("--iterations", o->iterations, "measured calls per algorithm")->capture_default_str();
+  cmd->add_option("--spread", o->spread, "allgatherv: block sizes equal, ramp (rank r: r + 1 parts) or one (one rank)")
+      ->check(CLI::IsMember({"equal", "ramp", "one"}))
+      ->capture_default_str();
   cmd->add_flag("--detail", o->detail, "one row per algorithm instead of one per (collective, size)");
   cmd.no_check(o->check, "skip the exact check of the last call's result");
   cmd.runs(chosen, [o](const BackendOptions& backend) { return run_select(*o, backend); });

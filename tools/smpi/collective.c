@@ -1,12 +1,13 @@
 /* One MPI collective timed under SimGrid's smpirun, for side-by-side comparisons of ragged's
  * algorithms with SMPI's own on the same platform file (tools/smpi/compare, docs/bench.md).
  *
- *   collective <allreduce|allgather|bcast|reduce|alltoall> <count> <iterations>
+ *   collective <allreduce|allgather|bcast|reduce|alltoall|allgatherv> <count> <iterations> [spread]
  *
- * count: floats of the vector (allreduce, bcast, reduce) or of one rank's block (allgather,
- * alltoall). Prints "seconds=<the slowest rank's mean time per call>" on rank 0 after checking
- * the result of the last call exactly (integer-valued floats whose pattern differs per rank);
- * exits 1 on a wrong result. */
+ * count: floats of the vector (allreduce, bcast, reduce), of one rank's block (allgather,
+ * alltoall), or of all the blocks (allgatherv, spread over the ranks as `ragged-bench select
+ * --spread` does: equal, ramp (rank r: r + 1 parts, the default) or one (the middle rank)). Prints "seconds=<the
+ * slowest rank's mean time per call>" on rank 0 after checking the result of the last call exactly (integer-valued
+ * floats whose pattern differs per rank); exits 1 on a wrong result. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,12 @@ int main(int argc, char** argv) {
   int p = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &p);
-  if (argc != 4) {
-    if (rank == 0) fprintf(stderr, "usage: collective <allreduce|allgather|bcast|reduce|alltoall> <count> <iterations>\n");
+  if (argc != 4 && argc != 5) {
+    if (rank == 0) {
+      fprintf(stderr,
+              "usage: collective <allreduce|allgather|bcast|reduce|alltoall|allgatherv> <count> <iterations> "
+              "[equal|ramp|one]\n");
+    }
     MPI_Finalize();
     return 2;
   }
@@ -29,8 +34,24 @@ int main(int argc, char** argv) {
   const long n = atol(argv[2]);
   const int iterations = atoi(argv[3]);
   const int block = !strcmp(what, "allgather") || !strcmp(what, "alltoall");
-  const long in_count = !strcmp(what, "alltoall") ? n * p : n;
-  const long out_count = block ? n * p : n;
+  const int irregular = !strcmp(what, "allgatherv");
+  const char* spread = argc == 5 ? argv[4] : "ramp";
+  int* counts = malloc(sizeof(int) * (size_t)p);
+  int* displs = malloc(sizeof(int) * (size_t)p);
+  long at = 0;
+  for (int r = 0; r < p; ++r) {
+    if (!strcmp(spread, "one")) {
+      counts[r] = r == p / 2 ? (int)n : 0;
+    } else if (!strcmp(spread, "equal")) {
+      counts[r] = (int)(n / p);
+    } else {
+      counts[r] = (int)(n * (r + 1) / ((long)p * (p + 1) / 2));
+    }
+    displs[r] = (int)at;
+    at += counts[r];
+  }
+  const long in_count = !strcmp(what, "alltoall") ? n * p : irregular ? counts[rank] : n;
+  const long out_count = block ? n * p : irregular ? at : n;
   float* in = malloc(sizeof(float) * (size_t)(in_count > 0 ? in_count : 1));
   float* out = malloc(sizeof(float) * (size_t)(out_count > 0 ? out_count : 1));
   for (long i = 0; i < in_count; ++i) in[i] = value(rank, i);
@@ -49,6 +70,8 @@ int main(int argc, char** argv) {
       MPI_Reduce(in, out, (int)n, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
     } else if (!strcmp(what, "alltoall")) {
       MPI_Alltoall(in, (int)n, MPI_FLOAT, out, (int)n, MPI_FLOAT, MPI_COMM_WORLD);
+    } else if (irregular) {
+      MPI_Allgatherv(in, counts[rank], MPI_FLOAT, out, counts, displs, MPI_FLOAT, MPI_COMM_WORLD);
     } else {
       if (rank == 0) fprintf(stderr, "collective: unknown collective '%s'\n", what);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -66,6 +89,11 @@ int main(int argc, char** argv) {
       want = value(0, i);
     } else if (!strcmp(what, "allgather")) {
       want = value((int)(i / n), i % n);
+    } else if (irregular) {
+      int owner = 0;
+      while (owner + 1 < p && displs[owner + 1] <= i) ++owner;
+      while (counts[owner] == 0) ++owner; /* an empty block shares its displacement with the next */
+      want = value(owner, i - displs[owner]);
     } else {
       want = value((int)(i / n), rank * n + i % n);
     }
@@ -81,6 +109,8 @@ int main(int argc, char** argv) {
   }
   free(in);
   free(out);
+  free(counts);
+  free(displs);
   MPI_Finalize();
   return any_wrong ? 1 : 0;
 }

@@ -1,7 +1,7 @@
 // Hierarchical (node-aware) allgather: gather every node's blocks to its leader (lowest rank),
 // allgather among the leaders, bcast of the whole result inside every node. Each phase is the
-// collective dispatch selects on a sub-communicator. ragged has no allgatherv: with uneven nodes
-// (or nodes whose ranks are not consecutive) the leaders exchange padded node blocks of q blocks
+// collective dispatch selects on a sub-communicator. With uneven nodes (or nodes whose ranks are
+// not consecutive) the leaders exchange padded node blocks of q blocks
 // (q = ranks on the largest node) through the leader's buffers and put every block in its rank's
 // place; with q consecutive ranks on every node the node blocks are runs of recvbuf and nothing
 // is copied.

@@ -4,11 +4,16 @@
 // collectives outside the registry (threshold.cpp) build their calls the same way.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
 #include <variant>
 
 #include "ragged/collectives.hpp"
 #include "ragged/context.hpp"
+#include "ragged/error.hpp"
 #include "ragged/registry.hpp"
 #include "ragged/selection.hpp"
 
@@ -34,8 +39,9 @@ enum class Unlisted { bcast_threshold, reduce_threshold };
 
 /// The algorithm of a call of `collective` (`bytes` and `commutative` as CallInfo has them): the
 /// selection the options carry, or dispatch's own; a fallback is reported once per communicator.
+/// `largest`: allgatherv's largest block in bytes (CallInfo::largest).
 [[nodiscard]] const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                                               const CollectiveOptions& options);
+                                               const CollectiveOptions& options, std::size_t largest = 0);
 
 /// A call that ends in dispatch (P = 1, count 0) gives up the background the arrival agent may be
 /// running for it, as the algorithm's own claim would have; returns `algorithm`.
@@ -51,5 +57,34 @@ void run_call(Comm& comm, const Algorithm& algorithm, const CollectiveOptions& o
 /// Throws InvalidArgument naming `argument` when `buffer` is in_place; `where` says where
 /// in_place is allowed ("at the root", ...).
 void reject_in_place(const void* buffer, const char* argument, const char* where);
+
+/// Throws InvalidArgument naming `argument` for a negative count.
+inline void check_count(int count, const char* argument) {
+  if (count < 0) throw InvalidArgument(argument, "negative count " + std::to_string(count));
+}
+
+/// One entry per rank of `comm`, none negative; InvalidArgument naming `argument` otherwise.
+inline void check_vector(const Comm& comm, std::span<const int> values, const char* argument) {
+  const auto p = static_cast<std::size_t>(comm.size());
+  if (values.size() != p) {
+    throw InvalidArgument(argument,
+                          "has " + std::to_string(values.size()) + " entries for " + std::to_string(p) + " ranks");
+  }
+  for (std::size_t i = 0; i < p; ++i) {
+    if (values[i] < 0) {
+      throw InvalidArgument(argument,
+                            "entry " + std::to_string(i) + " is negative (" + std::to_string(values[i]) + ")");
+    }
+  }
+}
+
+/// Elements a buffer must hold for blocks counts[i] at displs[i].
+inline std::size_t extent(std::span<const int> counts, std::span<const int> displs) {
+  std::int64_t needed = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (counts[i] > 0) needed = std::max<std::int64_t>(needed, std::int64_t{displs[i]} + counts[i]);
+  }
+  return static_cast<std::size_t>(needed);
+}
 
 }  // namespace ragged::internal

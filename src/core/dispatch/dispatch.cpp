@@ -34,6 +34,9 @@ using internal::check_buffer;
 using internal::copy_bytes;
 using internal::is_in_place;
 
+using internal::check_count;
+using internal::check_vector;
+using internal::extent;
 using internal::reject_in_place;
 using internal::tags_of;
 
@@ -52,11 +55,13 @@ void report_fallback(Comm& comm, Collective collective, const Selection& s) {
 
 /// Selects the algorithm of a call (or of a sub-call: `sub_call`) and reports a fallback once.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative, const Hints& hints,
-                        std::string_view requested, bool sub_call = false, bool source_fills = false) {
+                        std::string_view requested, bool sub_call = false, bool source_fills = false,
+                        std::size_t largest = 0) {
   CallInfo call;
   call.collective = collective;
   call.procs = comm.size();
   call.bytes = bytes;
+  call.largest = largest;
   call.commutative = commutative;
   call.hints = &hints;
   call.backend = comm.backend();
@@ -78,7 +83,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
 /// The algorithm of a call: the selection it carries (made once, before the call, by its
 /// caller), or dispatch's own.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                        const CollectiveOptions& options) {
+                        const CollectiveOptions& options, std::size_t largest = 0) {
   if (const Selection* made = options.selection) {
     if (made->algorithm == nullptr || made->algorithm->collective != collective) {
       throw InvalidArgument("options", std::string("carries a selection that is not a ") + name_of(collective) + "'s");
@@ -86,7 +91,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
     report_fallback(comm, collective, *made);
     return *made->algorithm;
   }
-  return choose(comm, collective, bytes, commutative, options.hints, options.algorithm);
+  return choose(comm, collective, bytes, commutative, options.hints, options.algorithm, false, false, largest);
 }
 
 template <Collective C, class... Args>
@@ -104,34 +109,6 @@ const Algorithm& done_early(const Algorithm& algorithm, const CollectiveOptions&
   return algorithm;
 }
 
-void check_count(int count, const char* argument) {
-  if (count < 0) throw InvalidArgument(argument, "negative count " + std::to_string(count));
-}
-
-/// One entry per rank, none negative.
-void check_vector(const Comm& comm, std::span<const int> values, const char* argument) {
-  const auto p = static_cast<std::size_t>(comm.size());
-  if (values.size() != p) {
-    throw InvalidArgument(argument,
-                          "has " + std::to_string(values.size()) + " entries for " + std::to_string(p) + " ranks");
-  }
-  for (std::size_t i = 0; i < p; ++i) {
-    if (values[i] < 0) {
-      throw InvalidArgument(argument,
-                            "entry " + std::to_string(i) + " is negative (" + std::to_string(values[i]) + ")");
-    }
-  }
-}
-
-/// Elements a buffer must hold for blocks counts[i] at displs[i].
-std::size_t extent(std::span<const int> counts, std::span<const int> displs) {
-  std::int64_t needed = 0;
-  for (std::size_t i = 0; i < counts.size(); ++i) {
-    if (counts[i] > 0) needed = std::max<std::int64_t>(needed, std::int64_t{displs[i]} + counts[i]);
-  }
-  return static_cast<std::size_t>(needed);
-}
-
 }  // namespace
 
 namespace internal {
@@ -146,8 +123,8 @@ TagBlock tags_of(Unlisted collective) {
 }
 
 const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                                 const CollectiveOptions& options) {
-  return choose(comm, collective, bytes, commutative, options);
+                                 const CollectiveOptions& options, std::size_t largest) {
+  return choose(comm, collective, bytes, commutative, options, largest);
 }
 
 const Algorithm& ends_early(const Algorithm& algorithm, const CollectiveOptions& options) {

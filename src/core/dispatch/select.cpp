@@ -69,6 +69,7 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
   CostInput x;
   x.procs = call.procs;
   x.bytes = static_cast<double>(call.bytes);
+  x.largest = static_cast<double>(call.largest);
   x.alpha = 50e-6;
   x.beta = 1.0 / 117.5e6;
   x.gamma = 0.25e-9;

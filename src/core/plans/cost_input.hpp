@@ -10,8 +10,11 @@ namespace ragged {
 struct CostInput {
   int procs = 1;
   /// Bytes of one rank's block (allgather, gather, scatter, alltoall) or of the whole vector
-  /// (allreduce, bcast, reduce); 0 for gatherv, scatterv, alltoallv, whose sizes ranks do not share.
+  /// (allreduce, bcast, reduce) or of all blocks (allgatherv, reduce_scatter_block); 0 for gatherv,
+  /// scatterv, alltoallv, whose sizes ranks do not share.
   double bytes = 0;
+  /// allgatherv: the bytes of the largest block (0 for the other collectives).
+  double largest = 0;
   double alpha = 0;  ///< seconds per message
   double beta = 0;   ///< seconds per byte
   double gamma = 0;  ///< seconds per byte reduced

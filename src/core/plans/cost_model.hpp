@@ -589,5 +589,6 @@ inline double alltoall_bruck(const CostInput& x) {
 }  // namespace ragged::plans::cost
 
 // The node-aware models, built on the ones above.
+#include "plans/cost_model_allgatherv.hpp"  // IWYU pragma: export
 #include "plans/cost_model_node_aware.hpp"  // IWYU pragma: export
 #include "plans/cost_model_reductions.hpp"  // IWYU pragma: export
