@@ -178,4 +178,12 @@ const Algorithm& allgatherv(Comm& comm, std::span<const T> in, std::span<T> out,
                     options);
 }
 
+/// Block r (counts[r] elements) of the reduction of every rank's `in` (the sum of counts
+/// elements) to rank r's `out`.
+template <internal::Element T>
+const Algorithm& reduce_scatter(Comm& comm, std::span<const T> in, std::span<T> out, std::span<const int> counts,
+                                const ReduceOp& op, const CollectiveOptions& options = {}) {
+  return reduce_scatter(comm, in.data(), out.data(), counts, datatype_of<T>(), op, options);
+}
+
 }  // namespace ragged

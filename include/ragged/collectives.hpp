@@ -107,6 +107,12 @@ const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* rec
 const Algorithm& allgatherv(Comm& comm, const void* sendbuf, int sendcount, void* recvbuf,
                             std::span<const int> recvcounts, std::span<const int> displs, DataType type,
                             const CollectiveOptions& options = {});
+/// reduce_scatter: the reduction of every rank's sendbuf (the sum of recvcounts elements), block
+/// r (recvcounts[r] elements, the blocks back to back in rank order) to rank r's recvbuf, as
+/// MPI_Reduce_scatter. In place: sendbuf is in_place and recvbuf holds the operand on entry, the
+/// result in its first recvcounts[rank()] elements on return. recvcounts is the same on every rank.
+const Algorithm& reduce_scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                                DataType type, const ReduceOp& op, const CollectiveOptions& options = {});
 
 // Callables with the dispatch entry points' arguments, returning the algorithm that ran
 // (Registry::allgather(name) etc. bind a name).
@@ -131,6 +137,8 @@ using AlltoallvFn =
 using ScanFn = AllreduceFn;
 using AllgathervFn = std::function<const Algorithm&(Comm&, const void*, int, void*, std::span<const int>,
                                                     std::span<const int>, DataType, const CollectiveOptions&)>;
+using ReduceScatterFn = std::function<const Algorithm&(Comm&, const void*, void*, std::span<const int>, DataType,
+                                                       const ReduceOp&, const CollectiveOptions&)>;
 
 /// A dissemination barrier over Comm (used by benchmarks and tests on every backend).
 void barrier(Comm& comm, Timeout timeout = {});

@@ -34,7 +34,8 @@ enum class Collective {
   scan,
   exscan,
   reduce_scatter_block,
-  allgatherv
+  allgatherv,
+  reduce_scatter
 };
 
 inline constexpr Collective all_collectives[] = {Collective::allgather,
@@ -50,7 +51,8 @@ inline constexpr Collective all_collectives[] = {Collective::allgather,
                                                  Collective::scan,
                                                  Collective::exscan,
                                                  Collective::reduce_scatter_block,
-                                                 Collective::allgatherv};
+                                                 Collective::allgatherv,
+                                                 Collective::reduce_scatter};
 
 [[nodiscard]] const char* name_of(Collective collective);
 /// Parses a collective's name ("allgather", ..., "alltoallv").
@@ -129,6 +131,11 @@ using ReduceScatterBlock = Scan;
 // copied this rank's own block there; sendbuf points at it (in recvbuf).
 using Allgatherv = void (*)(Context&, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
                             std::span<const int> displs, DataType type);
+// Block r (recvcounts[r] elements, the blocks back to back in rank order) of the reduction of every
+// rank's sendbuf (the sum of recvcounts elements) to rank r's recvbuf. Dispatch has resolved
+// in_place (sendbuf is a copy then).
+using ReduceScatter = void (*)(Context&, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                               DataType type, const ReduceOp& op);
 // Function types (not pointers), so that the list can declare the functions.
 using allgather_signature = std::remove_pointer_t<Allgather>;
 using allreduce_signature = std::remove_pointer_t<Allreduce>;
@@ -144,14 +151,16 @@ using scan_signature = std::remove_pointer_t<Scan>;
 using exscan_signature = std::remove_pointer_t<Exscan>;
 using reduce_scatter_block_signature = std::remove_pointer_t<ReduceScatterBlock>;
 using allgatherv_signature = std::remove_pointer_t<Allgatherv>;
+using reduce_scatter_signature = std::remove_pointer_t<ReduceScatter>;
 }  // namespace impl
 
 /// The function of an algorithm; the alternative's index is the Collective's value
 /// (Gather and Scatter share a type, as do Allreduce, Scan, Exscan and ReduceScatterBlock, so always construct by
 /// index: make_algorithm()).
-using AlgorithmFn = std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather,
-                                 impl::Scatter, impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv,
-                                 impl::Scan, impl::Exscan, impl::ReduceScatterBlock, impl::Allgatherv>;
+using AlgorithmFn =
+    std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather, impl::Scatter,
+                 impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv, impl::Scan, impl::Exscan,
+                 impl::ReduceScatterBlock, impl::Allgatherv, impl::ReduceScatter>;
 
 struct Algorithm {
   std::string name;
@@ -209,6 +218,7 @@ class Registry {
   [[nodiscard]] ScanFn exscan(std::string_view name) const;
   [[nodiscard]] ScanFn reduce_scatter_block(std::string_view name) const;
   [[nodiscard]] AllgathervFn allgatherv(std::string_view name) const;
+  [[nodiscard]] ReduceScatterFn reduce_scatter(std::string_view name) const;
 
  private:
   Registry() = default;

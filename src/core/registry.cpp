@@ -36,6 +36,8 @@ const char* name_of(Collective collective) {
       return "reduce_scatter_block";
     case Collective::allgatherv:
       return "allgatherv";
+    case Collective::reduce_scatter:
+      return "reduce_scatter";
   }
   return "unknown";
 }
@@ -235,6 +237,16 @@ AllgathervFn Registry::allgatherv(std::string_view name) const {
     CollectiveOptions o = options;
     o.algorithm = n;
     return ragged::allgatherv(comm, s, sendcount, r, counts, displs, type, o);
+  };
+}
+
+ReduceScatterFn Registry::reduce_scatter(std::string_view name) const {
+  (void)find(Collective::reduce_scatter, name);
+  return [n = std::string(name)](Comm& comm, const void* s, void* r, std::span<const int> counts, DataType type,
+                                 const ReduceOp& op, const CollectiveOptions& options) -> const Algorithm& {
+    CollectiveOptions o = options;
+    o.algorithm = n;
+    return ragged::reduce_scatter(comm, s, r, counts, type, op, o);
   };
 }
 

@@ -86,6 +86,13 @@ void native_reduce_scatter_block(Context& ctx, const void* sendbuf, void* recvbu
         "MPI_Reduce_scatter_block");
 }
 
+void native_reduce_scatter(Context& ctx, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                           DataType type, const ReduceOp& op) {
+  const MPI_Op mpi_op = reduction_op(op, type);
+  check(PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts.data(), to_mpi(type), mpi_op, native_handle(ctx.comm())),
+        "MPI_Reduce_scatter");
+}
+
 void native_bcast(Context& ctx, void* buffer, std::size_t count, DataType type, int root) {
   check(PMPI_Bcast(buffer, count_of(count), to_mpi(type), root, native_handle(ctx.comm())), "MPI_Bcast");
 }
@@ -201,6 +208,8 @@ void register_native_algorithms() {
                                                        mpi_only, &native_reduce_scatter_block));
   registry.add(
       make_algorithm<C::allgatherv>("native", "The MPI library's MPI_Allgatherv.", mpi_only, &native_allgatherv));
+  registry.add(make_algorithm<C::reduce_scatter>("native", "The MPI library's MPI_Reduce_scatter.", mpi_only,
+                                                 &native_reduce_scatter));
 }
 
 }  // namespace ragged::mpi

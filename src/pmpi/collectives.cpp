@@ -16,6 +16,7 @@
 // Each rank's own datatypes only decide whether it packs: that stays local.
 #include "collectives.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -58,16 +59,18 @@ bool rooted_block(Call& call, int root, bool in_place, int local_count, MPI_Data
 
 /// The checks every reduction shares (allreduce, reduce, scan, exscan, reduce_scatter_block): a
 /// positive count, an operator and a datatype ragged can reduce, and selection choosing ragged for
-/// `blocks` vectors of `count` (reduce_scatter_block reduces size() of them). Returns false, after
-/// noting why, when the MPI library must run the call; else `reduction` and `n` (the elements of one).
+/// `blocks` vectors of `count` (reduce_scatter_block reduces size() of them; `largest`: reduce_scatter's
+/// largest block, in elements). Returns false, after noting why, when the MPI library must run the
+/// call; else `reduction` and `n` (the elements of one).
 bool reducible_call(Call& call, int count, MPI_Datatype datatype, MPI_Op op, pmpi::Reduction& reduction, std::size_t& n,
-                    std::size_t blocks = 1) {
+                    std::size_t blocks = 1, std::size_t largest = 0) {
   if (count <= 0) return call.fallback(count == 0 ? "zero count" : "negative count");
   if (op == MPI_OP_NULL) return call.fallback("MPI_OP_NULL");
   const char* why = nullptr;
   if (!pmpi::reduction_of(datatype, op, reduction, why)) return call.fallback(why);
   n = static_cast<std::size_t>(count);
-  return call.selects_ragged(blocks * n * ragged::size_of(reduction.unit), reduction.op.commutative);
+  const std::size_t unit = ragged::size_of(reduction.unit);
+  return call.selects_ragged(blocks * n * unit, reduction.op.commutative, largest * unit);
 }
 
 // The routing of each collective; the MPI_ entry points at the end add the report's recording.
@@ -152,6 +155,37 @@ int route_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount
         }
         call.ran(ragged::reduce_scatter_block(call.comm(), in_place_or(sendbuf), recvbuf, n, reduction.unit,
                                               reduction.op, call.options()));
+        return true;
+      },
+      native);
+}
+
+/// MPI_Reduce_scatter: reduce_scatter_block's checks on the whole vector, the counts' sum; a
+/// zero total goes to the MPI library.
+int route_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm) {
+  const auto native = [&] { return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); };
+  return routed(
+      Collective::reduce_scatter, comm,
+      [&](Call& call) {
+        if (recvcounts == nullptr) return call.fallback("null counts");
+        const std::span<const int> counts(recvcounts, static_cast<std::size_t>(call.size()));
+        long long total = 0;
+        int largest = 0;
+        for (int c : counts) {
+          if (c < 0) return call.fallback("negative count");
+          total += c;
+          largest = std::max(largest, c);
+        }
+        if (total > INT_MAX) return call.fallback("more than INT_MAX elements");
+        pmpi::Reduction reduction;
+        std::size_t n = 0;
+        if (!reducible_call(call, static_cast<int>(total), datatype, op, reduction, n, 1,
+                            static_cast<std::size_t>(largest))) {
+          return false;
+        }
+        call.ran(ragged::reduce_scatter(call.comm(), in_place_or(sendbuf), recvbuf, counts, reduction.unit,
+                                        reduction.op, call.options()));
         return true;
       },
       native);
@@ -417,6 +451,17 @@ RAGGED_PMPI_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvb
       [&](CallRecord& c) {
         c.bytes = bytes_of(recvcount, datatype);
         c.contributed = static_cast<unsigned long long>(c.size) * static_cast<unsigned long long>(c.bytes);
+      });
+}
+
+RAGGED_PMPI_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  return entry(
+      Kind::reduce_scatter, comm,
+      [&] { return route_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); },
+      [&](CallRecord& c) {
+        c.bytes = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], datatype) : 0;
+        c.contributed = static_cast<unsigned long long>(bytes_of_blocks(recvcounts, c.size, datatype));
       });
 }
 

@@ -106,6 +106,13 @@ RAGGED_PMPI_EXPORT void mpi_reduce_scatter_block_(void* sendbuf, void* recvbuf, 
 RAGGED_FORTRAN_ALIASES(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
                        (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
 
+RAGGED_PMPI_EXPORT void mpi_reduce_scatter_(void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype,
+                                            MPI_Fint* o, MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Reduce_scatter(cbuffer(sendbuf), buffer(recvbuf), recvcounts, type(datatype), op(o), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_reduce_scatter, MPI_REDUCE_SCATTER,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
 RAGGED_PMPI_EXPORT void mpi_bcast_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c,
                                    MPI_Fint* ierr) {
   *ierr = MPI_Bcast(buffer(buf), *count, type(datatype), *root, comm(c));
@@ -232,6 +239,8 @@ RAGGED_FORTRAN_FORWARD(mpi_exscan, MPI_EXSCAN, (void* a, void* b, F* c, F* d, F*
                        (a, b, c, d, e, f, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
                        (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr), (a, b, c, d, e, f, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
+                       (a, b, c, d, e, f, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_barrier, MPI_BARRIER, (F * a, F* ierr), (a, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_finalize, MPI_FINALIZE, (F * ierr), (ierr))
 

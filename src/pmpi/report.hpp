@@ -44,6 +44,7 @@ enum class Kind : std::uint8_t {
   scan,
   exscan,
   reduce_scatter_block,
+  reduce_scatter,
 };
 [[nodiscard]] const char* name_of(Kind kind);
 

@@ -52,10 +52,11 @@ inline constexpr int tag_link = 2;  // and 3
 inline constexpr int tag_size = 4;
 inline constexpr int tag_data = 5;
 
-inline constexpr std::array<const char*, 15> kind_names = {
-    "allgather", "allgatherv", "allreduce", "alltoall", "alltoallv",
-    "bcast",     "reduce",     "gather",    "gatherv",  "scatter",
-    "scatterv",  "barrier",    "scan",      "exscan",   "reduce_scatter_block"};
+inline constexpr std::array<const char*, 16> kind_names = {
+    "allgather",     "allgatherv", "allreduce", "alltoall", "alltoallv",
+    "bcast",         "reduce",     "gather",    "gatherv",  "scatter",
+    "scatterv",      "barrier",    "scan",      "exscan",   "reduce_scatter_block",
+    "reduce_scatter"};
 
 // ---------------------------------------------------------------------------- per rank
 

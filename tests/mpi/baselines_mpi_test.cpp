@@ -108,7 +108,7 @@ bool rooted(Collective c) {
 }
 bool reducing(Collective c) {
   return c == Collective::allreduce || c == Collective::reduce || c == Collective::scan || c == Collective::exscan ||
-         c == Collective::reduce_scatter_block;
+         c == Collective::reduce_scatter_block || c == Collective::reduce_scatter;
 }
 bool has_in_place(Collective c) { return c != Collective::bcast; }
 
@@ -326,6 +326,16 @@ Buffers prepare(const Config& k, int rank, int procs) {
       b.recv = scratch(t, k.in_place ? p * n : n);
       if (k.in_place) place(b.recv, t, 0, b.send);
       break;
+    case Collective::reduce_scatter: {  // uneven blocks, an empty one every third rank
+      const Layout l = v_layout(procs, n);
+      std::size_t total = 0;
+      for (int c : l.counts) total += static_cast<std::size_t>(c);
+      b.recv_layout = l;
+      b.send = data(t, kind, rank, total);
+      b.recv = scratch(t, k.in_place ? total : static_cast<std::size_t>(l.counts[r]));
+      if (k.in_place) place(b.recv, t, 0, b.send);
+      break;
+    }
     case Collective::allgatherv: {  // every rank receives every block, at the layout's displacements
       const Layout l = v_layout(procs, n);
       b.sendcount = l.counts[r];
@@ -406,6 +416,9 @@ void invoke(const Algorithm& alg, Comm& comm, const Config& k, Buffers& b, const
       return;
     case Collective::allgatherv:
       (void)allgatherv(comm, s, b.sendcount, r, b.recv_layout.counts, b.recv_layout.displs, t, o);
+      return;
+    case Collective::reduce_scatter:
+      (void)reduce_scatter(comm, s, r, b.recv_layout.counts, t, k.op->op, o);
       return;
   }
 }

@@ -3,7 +3,7 @@
  * algorithm through RAGGED_<COLLECTIVE> and calls the MPI collective, then the same call through
  * PMPI_ (the MPI library's own), and compares the whole buffers exactly, on integers; it also
  * checks that the library ran the forced algorithm (or its fallback). Allreduce, reduce, scan,
- * exscan and reduce_scatter_block share the reduction cases. Counts, roots, MPI_IN_PLACE,
+ * exscan, reduce_scatter_block and reduce_scatter share the reduction cases. Counts, roots, MPI_IN_PLACE,
  * uneven v-counts with gaps, and reductions: sum on int, max on unsigned and bxor on long long
  * (MPI_Reduce_local), and a non-commutative user operator (2x2 matrix product: on MPI_INT it runs
  * through ragged's order-preserving algorithms, on a 16-byte derived element it falls back to the
@@ -169,19 +169,28 @@ static void check_reduction(const reduction_case* c, int root, int in_place) {
   free(want);
 }
 
-/* MPI_Reduce_scatter_block: every rank's size() blocks of c->count elements, in place or not,
- * against PMPI_Reduce_scatter_block (the whole receive buffer, guard included). */
-static void check_reduce_scatter_block(const reduction_case* c, int in_place) {
+/* MPI_Reduce_scatter_block (`uneven` 0: size() blocks of c->count elements) and MPI_Reduce_scatter
+ * (`uneven` 1: rank i's block is ((i * 5 + 1) % 4) times c->count elements, zeros included; whole
+ * matrices for the matrix operators), in place or not, against the MPI library's own call (the
+ * rank's block and the guard after the receive buffer; in place, MPI defines the block only). */
+static void check_reduce_scatter(const reduction_case* c, int in_place, int uneven) {
+  int* counts = t_alloc((size_t)t_size * sizeof(int));
+  int units = 0;
+  for (int i = 0; i < t_size; ++i) {
+    const int u = uneven ? (i * 5 + 1) % 4 : 1;
+    counts[i] = u * c->count;
+    units += u;
+  }
   reduction_case all = *c;
-  all.count = c->count * t_size;
-  all.matrices = c->matrices * t_size;
-  const size_t block = (size_t)c->count * c->element;
-  const size_t bytes = block * (size_t)t_size;
+  all.count = units * c->count;
+  all.matrices = c->matrices * units;
+  const size_t bytes = (size_t)all.count * c->element;
+  const size_t block = (size_t)counts[t_rank] * c->element;
   const size_t guarded = (in_place ? bytes : block) + GUARD * sizeof(int);
   unsigned char* mine = t_alloc(bytes);
   unsigned char* got = t_alloc(guarded);
   unsigned char* want = t_alloc(guarded);
-  fill_reduction(&all, mine, 5);
+  fill_reduction(&all, mine, uneven ? 7 : 5);
   memset(got, 0xA5, guarded);
   memset(want, 0xA5, guarded);
   if (in_place) {
@@ -189,14 +198,17 @@ static void check_reduce_scatter_block(const reduction_case* c, int in_place) {
     memcpy(want, mine, bytes);
   }
   const void* send = in_place ? MPI_IN_PLACE : mine;
-  const int rc = MPI_Reduce_scatter_block(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
+  const int rc = uneven ? MPI_Reduce_scatter(send, got, counts, c->type, c->op, MPI_COMM_WORLD)
+                        : MPI_Reduce_scatter_block(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
   const int ran = c->ragged ? ran_forced() : (strcmp(g_name, "native") == 0 ? t_ran("native", NULL) : t_fell_back());
-  const int ref = PMPI_Reduce_scatter_block(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
-  /* in place, MPI defines the first block only */
+  const int ref = uneven ? PMPI_Reduce_scatter(send, want, counts, c->type, c->op, MPI_COMM_WORLD)
+                         : PMPI_Reduce_scatter_block(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
   const int ok =
       rc == MPI_SUCCESS && ref == MPI_SUCCESS && ran && memcmp(got, want, block) == 0 &&
       memcmp(got + (guarded - GUARD * sizeof(int)), want + (guarded - GUARD * sizeof(int)), GUARD * sizeof(int)) == 0;
-  t_check(ok, "reduce_scatter_block %s %s count %d in_place %d", g_name, c->label, c->count, in_place);
+  t_check(ok, "%s %s %s count %d in_place %d", uneven ? "reduce_scatter" : "reduce_scatter_block", g_name, c->label,
+          c->count, in_place);
+  free(counts);
   free(mine);
   free(got);
   free(want);
@@ -217,9 +229,9 @@ static void test_reductions(int rooted) {
   };
   const int n = (int)(sizeof cases / sizeof cases[0]);
   for (int i = 0; i < n; ++i) {
-    if (rooted < 0) {
-      check_reduce_scatter_block(&cases[i], 0);
-      check_reduce_scatter_block(&cases[i], 1);
+    if (rooted < 0) { /* -1: MPI_Reduce_scatter_block, -2: MPI_Reduce_scatter */
+      check_reduce_scatter(&cases[i], 0, rooted == -2);
+      check_reduce_scatter(&cases[i], 1, rooted == -2);
       continue;
     }
     if (!rooted) {
@@ -545,6 +557,7 @@ static void run_collective(const char* collective) {
   if (strcmp(collective, "allreduce") == 0) test_reductions(0);
   if (strcmp(collective, "reduce") == 0) test_reductions(1);
   if (strcmp(collective, "reduce_scatter_block") == 0) test_reductions(-1);
+  if (strcmp(collective, "reduce_scatter") == 0) test_reductions(-2);
   if (strcmp(collective, "scan") == 0 || strcmp(collective, "exscan") == 0) {
     g_prefix = strcmp(collective, "scan") == 0 ? 1 : 2;
     test_reductions(0);

@@ -77,7 +77,7 @@ program pmpi_fortran
   end do
   close (unit)
   ! auto for every collective, then MPI_BOTTOM with an absolute-address datatype
-  do k = 1, 14
+  do k = 1, 15
     collective = collectives(k)
     call force(collective, 'auto')
     call run(collective, 'auto', '-')
@@ -94,9 +94,10 @@ contains
 
   character(len=24) function collectives(k)
     integer, intent(in) :: k
-    character(len=24), parameter :: all(14) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
+    character(len=24), parameter :: all(15) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
                                                 'gather', 'scatter', 'gatherv', 'scatterv', 'alltoall', 'alltoallv', &
-                                                'scan', 'exscan', 'reduce_scatter_block', 'allgatherv']
+                                                'scan', 'exscan', 'reduce_scatter_block', 'allgatherv', &
+                                                'reduce_scatter']
     collectives = all(k)
   end function
 
@@ -234,6 +235,24 @@ contains
       recv = send
       call MPI_Reduce_scatter_block(MPI_IN_PLACE, recv, n, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
       call check(ierr == MPI_SUCCESS .and. all(recv(1:n) == want(1:n)), 'reduce_scatter_block in place', algorithm, fb)
+    case ('reduce_scatter')
+      ! rank r gets its mod(r, n) + 1 elements of the sum over every rank of the whole vector
+      counts = [(mod(r, n) + 1, r = 0, procs - 1)]
+      displs(1) = 0
+      do r = 2, procs
+        displs(r) = displs(r - 1) + counts(r - 1)
+      end do
+      total = sum(counts)
+      send(1:total) = [(v(rank, i), i = 1, total)]
+      want(1:counts(rank + 1)) = [(sum([(v(r, displs(rank + 1) + i), r = 0, procs - 1)]), i = 1, counts(rank + 1))]
+      recv = -1
+      call MPI_Reduce_scatter(send, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:counts(rank + 1)) == want(1:counts(rank + 1))) .and. &
+                 all(recv(counts(rank + 1) + 1:) == -1), 'reduce_scatter', algorithm, fb)
+      recv(1:total) = send(1:total)
+      call MPI_Reduce_scatter(MPI_IN_PLACE, recv, counts, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:counts(rank + 1)) == want(1:counts(rank + 1))), &
+                 'reduce_scatter in place', algorithm, fb)
     case ('bcast')
       recv(1:n) = -1
       if (rank == root) recv(1:n) = [(v(root, i), i = 1, n)]

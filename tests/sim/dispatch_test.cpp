@@ -343,6 +343,13 @@ TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
               RAGGED_CHECK_EQ(recv[0], 1);
             }
             break;
+          case Collective::reduce_scatter:
+            (void)reduce_scatter(comm, send.data(), recv.data(), zeros, DataType::int32, ReduceOp::sum(), o);
+            if (procs == 1) {
+              (void)reduce_scatter(comm, send.data(), recv.data(), ones, DataType::int32, ReduceOp::sum(), o);
+              RAGGED_CHECK_EQ(recv[0], 1);
+            }
+            break;
         }
       });
     }

@@ -1,4 +1,4 @@
-// The prefix reductions (scan, exscan) and reduce_scatter_block on the sim backend: for every P
+// The prefix reductions (scan, exscan), reduce_scatter_block and reduce_scatter on the sim backend: for every P
 // of the sweep, one simulation per algorithm runs every count of the sweep, every datatype, every
 // built-in operator, in place and not, and compares each rank's result exactly with the prefix of
 // test::pattern() over the ranks below it (and itself, for scan), or with its block of the
@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -191,22 +193,47 @@ TEST_P(Exscan, NonCommutativeOperatorKeepsRankOrder) {
 }
 INSTANTIATE_TEST_SUITE_P(Prefix, Exscan, testing::ValuesIn(params(Collective::exscan)), param_name);
 
-// ------------------------------------------------------------ reduce_scatter_block
+// ------------------------------------------------------------ reduce_scatter_block, reduce_scatter
 
-/// Rank `me` of P: its operand is P blocks of `count` elements, element j of the whole vector
-/// operand(kind, me, j); its result is block me of the reduction over every rank.
-void reduce_scatter_sweep(const std::string& name, int procs) {
-  const ScanFn fn = Registry::instance().reduce_scatter_block(name);
+/// One call of reduce_scatter_block (equal blocks: counts[0] each) or reduce_scatter (uneven).
+using ScatterCall = std::function<void(Comm&, const void*, void*, std::span<const int>, DataType, const ReduceOp&,
+                                       const CollectiveOptions&)>;
+
+ScatterCall scatter_call(Collective collective, const std::string& name) {
+  if (collective == Collective::reduce_scatter) {
+    return [fn = Registry::instance().reduce_scatter(name)](
+               Comm& c, const void* s, void* r, std::span<const int> counts, DataType t, const ReduceOp& op,
+               const CollectiveOptions& o) { (void)fn(c, s, r, counts, t, op, o); };
+  }
+  return [fn = Registry::instance().reduce_scatter_block(name)](
+             Comm& c, const void* s, void* r, std::span<const int> counts, DataType t, const ReduceOp& op,
+             const CollectiveOptions& o) { (void)fn(c, s, r, static_cast<std::size_t>(counts[0]), t, op, o); };
+}
+
+/// The blocks for `count`: all `count` (reduce_scatter_block), or rank j's count + j elements and
+/// every third rank's empty (reduce_scatter).
+std::vector<int> blocks_for(Collective collective, std::size_t count, int procs) {
+  std::vector<int> counts(static_cast<std::size_t>(procs), static_cast<int>(count));
+  if (collective != Collective::reduce_scatter) return counts;
+  for (int j = 0; j < procs; ++j) counts[static_cast<std::size_t>(j)] = j % 3 == 1 ? 0 : static_cast<int>(count) + j;
+  return counts;
+}
+
+/// Rank `me` of P: its operand is the whole vector (the blocks' sum), element j operand(kind, me,
+/// j); its result is its block of the reduction over every rank, the blocks back to back in rank order.
+void reduce_scatter_sweep(Collective collective, const std::string& name, int procs) {
+  const ScatterCall call = scatter_call(collective, name);
   const auto p = static_cast<std::size_t>(procs);
   std::size_t max_count = 0;
   for (std::size_t c : test::sweep_counts(procs)) max_count = std::max(max_count, c);
   // every rank's whole vector needs P blocks: keep the sweep's largest count per rank's block modest
   max_count = std::min<std::size_t>(max_count, 200003 / p);
+  const std::size_t max_total = p * (max_count + p);
   // reduced[o][j]: the reduction over every rank of element j of the whole vector
   std::array<std::vector<std::int64_t>, 4> reduced;
   for (std::size_t o = 0; o < builtin_ops.size(); ++o) {
-    reduced[o].resize(p * max_count);
-    for (std::size_t j = 0; j < p * max_count; ++j) {
+    reduced[o].resize(max_total);
+    for (std::size_t j = 0; j < max_total; ++j) {
       std::int64_t acc = operand(builtin_ops[o], 0, j);
       for (int r = 1; r < procs; ++r) acc = combine(builtin_ops[o], acc, operand(builtin_ops[o], r, j));
       reduced[o][j] = acc;
@@ -216,23 +243,32 @@ void reduce_scatter_sweep(const std::string& name, int procs) {
     const int me = comm.rank();
     const auto ume = static_cast<std::size_t>(me);
     const CollectiveOptions opts = test::sweep_options();
+    const std::vector<int> ones(p, 1);
     std::vector<std::int32_t> x(p, 1);
     test::check_rejects_null_buffers(
-        x.data(), [&](void* s, void* r) { fn(comm, s, r, 1, DataType::int32, ReduceOp::sum(), opts); });
+        x.data(), [&](void* s, void* r) { call(comm, s, r, ones, DataType::int32, ReduceOp::sum(), opts); });
     for (std::size_t count : test::sweep_counts(procs)) {
-      count = std::min(count, max_count);
+      const std::vector<int> counts = blocks_for(collective, std::min(count, max_count), procs);
+      std::size_t total = 0;
+      std::size_t first = 0;
+      for (std::size_t j = 0; j < p; ++j) {
+        if (j == ume) first = total;
+        total += static_cast<std::size_t>(counts[j]);
+      }
+      const auto mine_count = static_cast<std::size_t>(counts[ume]);
       for (DataType type : test::all_types) {
         for (std::size_t o = 0; o < builtin_ops.size(); ++o) {
           const OpKind kind = builtin_ops[o];
-          const Bytes mine = test::make_buffer(type, p * count, [&](std::size_t j) { return operand(kind, me, j); });
-          const Bytes want = test::make_buffer(type, count, [&](std::size_t i) { return reduced[o][ume * count + i]; });
+          const Bytes mine = test::make_buffer(type, total, [&](std::size_t j) { return operand(kind, me, j); });
+          const Bytes want = test::make_buffer(type, mine_count, [&](std::size_t i) { return reduced[o][first + i]; });
           for (bool in_place : {false, true}) {
-            const std::string what = "reduce_scatter_block " + name + " rank " + std::to_string(me) + " count " +
-                                     std::to_string(count) + " type " + name_of(type) + " op " +
+            const std::string what = std::string(name_of(collective)) + " " + name + " rank " + std::to_string(me) +
+                                     " count " + std::to_string(count) + " type " + name_of(type) + " op " +
                                      test::builtin_op(kind).label + (in_place ? " in place" : "");
             Bytes out((in_place ? mine.size() : want.size()) + guard_bytes, sentinel);
             if (in_place) std::memcpy(out.data(), mine.data(), mine.size());
-            fn(comm, in_place ? ragged::in_place : mine.data(), out.data(), count, type, test::builtin_op(kind), opts);
+            call(comm, in_place ? ragged::in_place : mine.data(), out.data(), counts, type, test::builtin_op(kind),
+                 opts);
             if (!want.empty() && std::memcmp(out.data(), want.data(), want.size()) != 0) {
               throw test::CheckFailed(what + ": wrong block");
             }
@@ -248,21 +284,24 @@ void reduce_scatter_sweep(const std::string& name, int procs) {
   });
 }
 
-/// With the concatenation operator, rank r's block is [0, P-1] only in rank order.
-void reduce_scatter_non_commutative(const std::string& name, int procs) {
-  const ScanFn fn = Registry::instance().reduce_scatter_block(name);
+/// With the concatenation operator every element of every block is [0, P-1] only in rank order.
+void reduce_scatter_non_commutative(Collective collective, const std::string& name, int procs) {
+  const ScatterCall call = scatter_call(collective, name);
   const ReduceOp op = concatenation();
   test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
     const CollectiveOptions opts = test::sweep_options();
     for (std::size_t count : {std::size_t{1}, std::size_t{3}, std::size_t{5000}}) {
-      const std::vector<std::int64_t> mine(static_cast<std::size_t>(procs) * count, interval(me, me));
-      std::vector<std::int64_t> out(count, 7);
-      fn(comm, mine.data(), out.data(), count, DataType::int64, op, opts);
-      for (std::size_t i = 0; i < count; ++i) {
+      const std::vector<int> counts = blocks_for(collective, count, procs);
+      std::size_t total = 0;
+      for (int c : counts) total += static_cast<std::size_t>(c);
+      const std::vector<std::int64_t> mine(total, interval(me, me));
+      std::vector<std::int64_t> out(static_cast<std::size_t>(counts[static_cast<std::size_t>(me)]), 7);
+      call(comm, mine.data(), out.data(), counts, DataType::int64, op, opts);
+      for (std::size_t i = 0; i < out.size(); ++i) {
         if (out[i] != interval(0, procs - 1)) {
-          throw test::CheckFailed("reduce_scatter_block " + name + " rank " + std::to_string(me) + " count " +
-                                  std::to_string(count) + ": element " + std::to_string(i) + " is " +
+          throw test::CheckFailed(std::string(name_of(collective)) + " " + name + " rank " + std::to_string(me) +
+                                  " count " + std::to_string(count) + ": element " + std::to_string(i) + " is " +
                                   std::to_string(out[i]));
         }
       }
@@ -272,14 +311,23 @@ void reduce_scatter_non_commutative(const std::string& name, int procs) {
 
 class ReduceScatterBlock : public testing::TestWithParam<Param> {};
 TEST_P(ReduceScatterBlock, EveryCountTypeOperatorAndInPlaceGivesEachRankItsBlock) {
-  reduce_scatter_sweep(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  reduce_scatter_sweep(Collective::reduce_scatter_block, std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 // A commutative-only algorithm runs its fallback (dispatch) for this operator: rank order either way.
 TEST_P(ReduceScatterBlock, NonCommutativeOperatorKeepsRankOrder) {
-  reduce_scatter_non_commutative(std::get<0>(GetParam()), std::get<1>(GetParam()));
+  reduce_scatter_non_commutative(Collective::reduce_scatter_block, std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 INSTANTIATE_TEST_SUITE_P(Reduction, ReduceScatterBlock, testing::ValuesIn(params(Collective::reduce_scatter_block)),
                          param_name);
+
+class ReduceScatter : public testing::TestWithParam<Param> {};
+TEST_P(ReduceScatter, EveryCountTypeOperatorAndInPlaceGivesEachRankItsUnevenBlock) {
+  reduce_scatter_sweep(Collective::reduce_scatter, std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+TEST_P(ReduceScatter, NonCommutativeOperatorKeepsRankOrder) {
+  reduce_scatter_non_commutative(Collective::reduce_scatter, std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+INSTANTIATE_TEST_SUITE_P(Reduction, ReduceScatter, testing::ValuesIn(params(Collective::reduce_scatter)), param_name);
 
 }  // namespace test_scan_test
 }  // namespace ragged

@@ -106,6 +106,9 @@ inline Outcome call_collective(Comm& comm, Collective collective, const std::str
       case Collective::allgatherv:
         allgatherv(comm, in.data(), n, out.data(), counts, displs, DataType::int32, options);
         break;
+      case Collective::reduce_scatter:
+        reduce_scatter(comm, in.data(), out.data(), counts, DataType::int32, ReduceOp::sum(), options);
+        break;
     }
   } catch (const TimeoutError& e) {
     what = e.what();

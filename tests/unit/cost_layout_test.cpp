@@ -75,7 +75,8 @@ bool new_model(Collective c, const std::string& name) {
          (c == Collective::allgather && name == "early_late") || name == "sorted_chain" ||
          (c == Collective::scatter && name == "sln") || name == "sbn" ||
          (c == Collective::gather && (name == "sls" || name == "bsls")) || c == Collective::scan ||
-         c == Collective::exscan || c == Collective::reduce_scatter_block || c == Collective::allgatherv;
+         c == Collective::exscan || c == Collective::reduce_scatter_block || c == Collective::allgatherv ||
+         c == Collective::reduce_scatter;
 }
 
 TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {

@@ -86,6 +86,20 @@ TEST(RecursiveDoublingPlan, EveryRankGetsEveryContributionOnce) {
   }
 }
 
+TEST(RecursiveDoublingPlan, FirstRanksCutTheBlocksIntoOneRunPerVirtualRankHoldingItsRealRank) {
+  for (int p = 1; p <= 300; ++p) {
+    EXPECT_EQ(rd::first_rank(0, p), 0);
+    EXPECT_EQ(rd::first_rank(rd::pof2(p), p), p);
+    for (int v = 0; v < rd::pof2(p); ++v) {
+      const int first = rd::first_rank(v, p);
+      const int end = rd::first_rank(v + 1, p);
+      EXPECT_EQ(end - first, v < rd::rem(p) ? 2 : 1) << "p=" << p << " v=" << v;
+      EXPECT_EQ(rd::real_rank(v, p), end - 1) << "p=" << p << " v=" << v;  // the run ends with the rank itself
+      if (end - first == 2) EXPECT_EQ(rd::fold_partner(end - 1, p), first);
+    }
+  }
+}
+
 }  // namespace
 
 }  // namespace test_recursive_doubling_plan_test

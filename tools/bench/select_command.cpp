@@ -64,7 +64,8 @@ class Cell {
   Cell(Comm& comm, Collective c, std::size_t bytes, const std::string& spread) : comm_(comm), c_(c) {
     const auto p = static_cast<std::size_t>(comm.size());
     const bool reduces = c == Collective::allreduce || c == Collective::reduce || c == Collective::scan ||
-                         c == Collective::exscan || c == Collective::reduce_scatter_block;
+                         c == Collective::exscan || c == Collective::reduce_scatter_block ||
+                         c == Collective::reduce_scatter;
     type_ = reduces ? DataType::float32 : DataType::byte;
     const std::size_t element = size_of(type_);
     const bool blocks =
@@ -79,6 +80,14 @@ class Cell {
       std::exclusive_scan(counts_.begin(), counts_.end(), displs_.begin(), 0);
       in_.assign(static_cast<std::size_t>(counts_[static_cast<std::size_t>(comm.rank())]), std::byte{0});
       out_.assign(bytes, std::byte{0});
+    }
+    if (c == Collective::reduce_scatter) {  // `bytes`: the whole vector, its blocks spread as allgatherv's
+      counts_ = spread_counts(spread, bytes / element, comm.size());
+      displs_.assign(counts_.size(), 0);
+      std::exclusive_scan(counts_.begin(), counts_.end(), displs_.begin(), 0);
+      count_ = static_cast<std::size_t>(counts_[static_cast<std::size_t>(comm.rank())]);
+      in_.assign(bytes / element * element, std::byte{0});
+      out_.assign(count_ * element, std::byte{0});
     }
   }
 
@@ -116,6 +125,8 @@ class Cell {
         return reduce_scatter_block(comm_, in_.data(), out_.data(), count_, type_, ReduceOp::sum(), o);
       case Collective::allgatherv:
         return allgatherv(comm_, in_.data(), static_cast<int>(in_.size()), out_.data(), counts_, displs_, type_, o);
+      case Collective::reduce_scatter:
+        return reduce_scatter(comm_, in_.data(), out_.data(), counts_, type_, ReduceOp::sum(), o);
       default:
         throw InvalidArgument("--collectives", std::string(name_of(c_)) + " is not measured here");
     }
@@ -132,7 +143,10 @@ class Cell {
       // the ranks whose operands the result sums: all (allreduce, reduce, reduce_scatter_block),
       // 0..r (scan), 0..r-1 (exscan); reduce_scatter_block's result is block r of the vector
       const int upto = c_ == Collective::scan ? r + 1 : c_ == Collective::exscan ? r : p;
-      const std::size_t first = c_ == Collective::reduce_scatter_block ? static_cast<std::size_t>(r) * count_ : 0;
+      const std::size_t first = c_ == Collective::reduce_scatter_block ? static_cast<std::size_t>(r) * count_
+                                : c_ == Collective::reduce_scatter
+                                    ? static_cast<std::size_t>(displs_[static_cast<std::size_t>(r)])
+                                    : 0;
       const auto* f = reinterpret_cast<const float*>(out_.data());
       for (std::size_t i = 0; i < count_ && ok && upto > 0; ++i) {
         float want = 0;
@@ -211,10 +225,10 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
     const Collective c = parse_collective(name);
     if (c != Collective::allreduce && c != Collective::reduce && c != Collective::bcast && c != Collective::allgather &&
         c != Collective::alltoall && c != Collective::scan && c != Collective::exscan &&
-        c != Collective::reduce_scatter_block && c != Collective::allgatherv) {
+        c != Collective::reduce_scatter_block && c != Collective::allgatherv && c != Collective::reduce_scatter) {
       throw InvalidArgument("--collectives", name +
                                                  " is not one of allreduce, allgather, bcast, reduce, alltoall, scan, "
-                                                 "exscan, reduce_scatter_block, allgatherv");
+                                                 "exscan, reduce_scatter_block, allgatherv, reduce_scatter");
     }
     collectives.push_back(c);
   }
@@ -320,11 +334,12 @@ CLI::App* add_select_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd.list("--collectives", o->collectives, "allreduce,allgather,bcast,reduce,alltoall", "collectives to measure");
   cmd.counts("--sizes", o->sizes, "8,64Ki,1Mi",
              "bytes per rank: the vector (allreduce, bcast, reduce, scan, exscan), a rank's whole buffer (allgather, "
-             "alltoall, reduce_scatter_block, allgatherv: all the blocks)");
+             "alltoall, reduce_scatter_block, allgatherv, reduce_scatter: all the blocks)");
   cmd.list("--algorithms", o->algorithms, "", "algorithms to measure besides auto (default: every registered one)");
   cmd->add_option("--warmup", o->warmup, "unmeasured calls per algorithm")->capture_default_str();
   cmd->add_option("--iterations", o->iterations, "measured calls per algorithm")->capture_default_str();
-  cmd->add_option("--spread", o->spread, "allgatherv: block sizes equal, ramp (rank r: r + 1 parts) or one (one rank)")
+  cmd->add_option("--spread", o->spread,
+                  "allgatherv, reduce_scatter: block sizes equal, ramp (rank r: r + 1 parts) or one (one rank)")
       ->check(CLI::IsMember({"equal", "ramp", "one"}))
       ->capture_default_str();
   cmd->add_flag("--detail", o->detail, "one row per algorithm instead of one per (collective, size)");

@@ -1,10 +1,11 @@
 /* One MPI collective timed under SimGrid's smpirun, for side-by-side comparisons of ragged's
  * algorithms with SMPI's own on the same platform file (tools/smpi/compare, docs/bench.md).
  *
- *   collective <allreduce|allgather|bcast|reduce|alltoall|allgatherv> <count> <iterations> [spread]
+ *   collective <allreduce|allgather|bcast|reduce|alltoall|allgatherv|reduce_scatter> <count> <iterations> [spread]
  *
  * count: floats of the vector (allreduce, bcast, reduce), of one rank's block (allgather,
- * alltoall), or of all the blocks (allgatherv, spread over the ranks as `ragged-bench select
+ * alltoall), or of all the blocks (allgatherv; reduce_scatter: the vector, its blocks spread over the ranks as
+ * `ragged-bench select
  * --spread` does: equal, ramp (rank r: r + 1 parts, the default) or one (the middle rank)). Prints "seconds=<the
  * slowest rank's mean time per call>" on rank 0 after checking the result of the last call exactly (integer-valued
  * floats whose pattern differs per rank); exits 1 on a wrong result. */
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   const int iterations = atoi(argv[3]);
   const int block = !strcmp(what, "allgather") || !strcmp(what, "alltoall");
   const int irregular = !strcmp(what, "allgatherv");
+  const int scatters = !strcmp(what, "reduce_scatter"); /* counts as allgatherv's, the vector all of them */
   const char* spread = argc == 5 ? argv[4] : "ramp";
   int* counts = malloc(sizeof(int) * (size_t)p);
   int* displs = malloc(sizeof(int) * (size_t)p);
@@ -51,7 +53,7 @@ int main(int argc, char** argv) {
     at += counts[r];
   }
   const long in_count = !strcmp(what, "alltoall") ? n * p : irregular ? counts[rank] : n;
-  const long out_count = block ? n * p : irregular ? at : n;
+  const long out_count = block ? n * p : irregular ? at : scatters ? counts[rank] : n;
   float* in = malloc(sizeof(float) * (size_t)(in_count > 0 ? in_count : 1));
   float* out = malloc(sizeof(float) * (size_t)(out_count > 0 ? out_count : 1));
   for (long i = 0; i < in_count; ++i) in[i] = value(rank, i);
@@ -72,6 +74,8 @@ int main(int argc, char** argv) {
       MPI_Alltoall(in, (int)n, MPI_FLOAT, out, (int)n, MPI_FLOAT, MPI_COMM_WORLD);
     } else if (irregular) {
       MPI_Allgatherv(in, counts[rank], MPI_FLOAT, out, counts, displs, MPI_FLOAT, MPI_COMM_WORLD);
+    } else if (scatters) {
+      MPI_Reduce_scatter(in, out, counts, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     } else {
       if (rank == 0) fprintf(stderr, "collective: unknown collective '%s'\n", what);
       MPI_Abort(MPI_COMM_WORLD, 2);
@@ -83,6 +87,8 @@ int main(int argc, char** argv) {
     double want = 0;
     if (!strcmp(what, "allreduce") || (!strcmp(what, "reduce") && rank == 0)) {
       for (int r = 0; r < p; ++r) want += value(r, i);
+    } else if (scatters) {
+      for (int r = 0; r < p; ++r) want += value(r, displs[rank] + i);
     } else if (!strcmp(what, "reduce")) {
       break;
     } else if (!strcmp(what, "bcast")) {

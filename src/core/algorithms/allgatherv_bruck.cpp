@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "algorithms/list.hpp"
-#include "internal/allgatherv.hpp"
 #include "internal/common.hpp"
+#include "internal/exchange.hpp"
 #include "plans/allgatherv_plan.hpp"
 #include "plans/bruck_plan.hpp"
 
@@ -47,8 +47,8 @@ void allgatherv_bruck(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std:
     const auto d = static_cast<std::size_t>(round.distance);
     const auto m = static_cast<std::size_t>(round.blocks);
     // The receiver's positions [d, d + m) are the sender's [0, m): the same blocks.
-    internal::allgatherv::exchange(ctx, round.send_to, view.data(), offsets[m] * es, round.recv_from,
-                                   view.data() + offsets[d] * es, (offsets[d + m] - offsets[d]) * es, ctx.tag());
+    internal::exchange_nonempty(ctx, round.send_to, view.data(), offsets[m] * es, round.recv_from,
+                                view.data() + offsets[d] * es, (offsets[d + m] - offsets[d]) * es, ctx.tag());
   }
   for (int i = 1; i < procs; ++i) {
     const int block = plans::bruck::block_at(rank, procs, i);

@@ -22,7 +22,7 @@
 //
 // Cost (n = all blocks, L = the largest, s = segment_elements()): about (P - 1 + n/s)(alpha + min(s, L) beta).
 #include "algorithms/list.hpp"
-#include "internal/allgatherv.hpp"
+#include "internal/exchange.hpp"
 #include "plans/allgatherv_plan.hpp"
 
 namespace ragged {
@@ -56,10 +56,10 @@ void allgatherv_pipelined_ring(Context& ctx, const void* /*sendbuf*/, void* recv
     const bool receives = recv.step < procs - 1;
     const int send_block = plan::block_at(rank, procs, 0, send.step);
     const int recv_block = plan::block_at(rank, procs, 1, recv.step);
-    internal::allgatherv::exchange(ctx, plans::ring::right(rank, procs), piece_at(send_block, send.piece),
-                                   sends ? piece_bytes(send_block, send.piece) : 0, plans::ring::left(rank, procs),
-                                   piece_at(recv_block, recv.piece), receives ? piece_bytes(recv_block, recv.piece) : 0,
-                                   ctx.tag());
+    internal::exchange_nonempty(ctx, plans::ring::right(rank, procs), piece_at(send_block, send.piece),
+                                sends ? piece_bytes(send_block, send.piece) : 0, plans::ring::left(rank, procs),
+                                piece_at(recv_block, recv.piece), receives ? piece_bytes(recv_block, recv.piece) : 0,
+                                ctx.tag());
     if (sends) plan::advance(send, plan::pieces(count_of(send_block), per));
     if (receives) plan::advance(recv, plan::pieces(count_of(recv_block), per));
   }

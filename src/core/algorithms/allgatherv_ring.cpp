@@ -17,7 +17,7 @@
 // Cost (L = the largest block, n = all blocks): at most (P-1)(alpha + L beta); (P-1)(alpha + n/P beta) when the
 // blocks are equal.
 #include "algorithms/list.hpp"
-#include "internal/allgatherv.hpp"
+#include "internal/exchange.hpp"
 #include "plans/ring_plan.hpp"
 
 namespace ragged {
@@ -38,8 +38,8 @@ void allgatherv_ring(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::
   for (int s = 0; s < procs - 1; ++s) {
     const int send_block = plans::ring::allgather_send_block(rank, procs, s);
     const int recv_block = plans::ring::allgather_recv_block(rank, procs, s);
-    internal::allgatherv::exchange(ctx, plans::ring::right(rank, procs), at(send_block), size(send_block),
-                                   plans::ring::left(rank, procs), at(recv_block), size(recv_block), ctx.tag());
+    internal::exchange_nonempty(ctx, plans::ring::right(rank, procs), at(send_block), size(send_block),
+                                plans::ring::left(rank, procs), at(recv_block), size(recv_block), ctx.tag());
   }
 }
 

@@ -1,7 +1,9 @@
 // Dispatch's entry points of the reductions that came after the first ten collectives: scan,
-// exscan (docs/algorithms/scan.md) and reduce_scatter_block (docs/algorithms/reduce-scatter-block.md).
+// exscan (docs/algorithms/scan.md), reduce_scatter_block (docs/algorithms/reduce-scatter-block.md)
+// and reduce_scatter (docs/algorithms/reduce-scatter.md).
 // The same steps as dispatch.cpp's: validate, select once, resolve in_place, stop early for P = 1
 // or count 0, run the algorithm on the collective's own tag block.
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -74,6 +76,38 @@ const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* rec
   if (count == 0) return internal::ends_early(algorithm, options);
   internal::run_call<Collective::reduce_scatter_block>(comm, algorithm, options, sendbuf, recvbuf, count, type,
                                                        std::cref(op));
+  return algorithm;
+}
+
+const Algorithm& reduce_scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
+                                DataType type, const ReduceOp& op, const CollectiveOptions& options) {
+  const std::size_t es = size_of(type);
+  internal::check_vector(comm, recvcounts, "recvcounts");
+  std::size_t total = 0;
+  int largest = 0;
+  for (int c : recvcounts) {
+    total += static_cast<std::size_t>(c);
+    largest = std::max(largest, c);
+  }
+  const auto mine = static_cast<std::size_t>(recvcounts[static_cast<std::size_t>(comm.rank())]);
+  reject_in_place(recvbuf, "recvbuf", "as sendbuf");
+  check_buffer(recvbuf, (is_in_place(sendbuf) ? total : mine) * es, "recvbuf");
+  if (!is_in_place(sendbuf)) check_buffer(sendbuf, total * es, "sendbuf");
+  internal::check_reducible(op, type);
+  const Algorithm& algorithm = internal::choose_for_call(comm, Collective::reduce_scatter, total * es, op.commutative,
+                                                         options, static_cast<std::size_t>(largest) * es);
+  std::vector<std::byte> copy;
+  if (is_in_place(sendbuf)) {  // the operand is in recvbuf, whose first block takes the result
+    copy.assign(bytes(recvbuf), bytes(recvbuf) + total * es);
+    sendbuf = copy.data();
+  }
+  if (comm.size() == 1) {
+    copy_bytes(recvbuf, sendbuf, mine * es);
+    return internal::ends_early(algorithm, options);
+  }
+  if (total == 0) return internal::ends_early(algorithm, options);
+  internal::run_call<Collective::reduce_scatter>(comm, algorithm, options, sendbuf, recvbuf, recvcounts, type,
+                                                 std::cref(op));
   return algorithm;
 }
 

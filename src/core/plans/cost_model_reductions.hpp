@@ -1,4 +1,4 @@
-// Cost models of the prefix reductions (scan, exscan) and of reduce_scatter_block, built on the
+// Cost models of the prefix reductions (scan, exscan), of reduce_scatter_block and reduce_scatter, built on the
 // models of plans/cost_model.hpp (which includes this file at its end; either header gives both).
 #pragma once
 
@@ -62,6 +62,42 @@ inline double reduce_scatter_block_reduce_scatter(const CostInput& x) {
   CostInput block = x;
   block.bytes = x.bytes / std::max(1, x.procs);
   return reduce_binomial(x) + scatter_binomial(block);
+}
+
+// reduce_scatter (x.bytes: the whole vector, n; x.largest: the largest block, L)
+/// Pairwise exchange (reduce_scatter_pairwise.cpp): P - 1 steps, each as long as its largest block.
+inline double reduce_scatter_pairwise(const CostInput& x) {
+  const double b = x.largest;
+  if (flat(x)) return (x.procs - 1) * (x.alpha + b * x.beta + b * x.gamma);
+  double t = 0;
+  for (int k = 1; k < x.procs; ++k) t += layered_step(x, b, off_shift(x, k)) + b * x.gamma;
+  return t;
+}
+/// The ring (reduce_scatter_ring.cpp): P - 1 steps of at most the largest block.
+inline double reduce_scatter_ring(const CostInput& x) {
+  const double b = x.largest;
+  if (flat(x)) return (x.procs - 1) * (x.alpha + b * x.beta + b * x.gamma);
+  return (x.procs - 1) * (layered_ring_step(x, b) + b * x.gamma);
+}
+/// Recursive halving (reduce_scatter_recursive_halving.cpp): a fold when P is not a power of two,
+/// then log2 P' steps, step k moving and folding the half of the window, at least the largest
+/// block; an unfold of one block.
+inline double reduce_scatter_recursive_halving(const CostInput& x) {
+  const int pof2 = 1 << static_cast<int>(std::floor(std::log2(std::max(1, x.procs))));
+  const bool folds = pof2 != x.procs;
+  double t = folds ? x.alpha + x.bytes * (x.beta + x.gamma) + x.alpha + x.largest * x.beta : 0;
+  double half = x.bytes;
+  for (int d = pof2 / 2; d >= 1; d /= 2) {
+    half /= 2;
+    const double s = std::min(x.bytes, std::max(half, x.largest));
+    t += (flat(x) ? x.alpha + s * x.beta : layered_step(x, s, off_xor(x, d), exchange_slow(x, s))) + s * x.gamma;
+  }
+  return t;
+}
+/// Binomial reduce of the whole vector to the rank of the largest block, then the scatterv of
+/// Träff's tree of the rest (reduce_scatter_reduce_scatterv.cpp): ceil(log2 P) alpha + (n - L) beta.
+inline double reduce_scatter_reduce_scatterv(const CostInput& x) {
+  return reduce_binomial(x) + log2_ceil(x.procs) * x.alpha + (x.bytes - x.largest) * x.beta;
 }
 
 }  // namespace ragged::plans::cost

@@ -51,6 +51,16 @@ constexpr int real_rank(int v, int procs) {
   return v < rem(procs) ? 2 * v + 1 : v + rem(procs);
 }
 
+/// The first real rank whose block virtual rank `v` (0..pof2) stands for, when every rank has
+/// a block (reduce_scatter "recursive_halving"): 2v for a folded pair (which holds blocks 2v and
+/// 2v+1), v + rem otherwise; `procs` for v = pof2, the end. Increasing in v: the pof2 virtual
+/// ranks hold consecutive runs of blocks.
+constexpr int first_rank(int v, int procs) {
+  assert(v >= 0 && v <= pof2(procs));
+  if (v == pof2(procs)) return procs;
+  return v < rem(procs) ? 2 * v : v + rem(procs);
+}
+
 /// The rank that `rank` folds with: rank+1 for an even rank below 2*rem, rank-1 for an
 /// odd one, -1 for a rank that does not fold.
 constexpr int fold_partner(int rank, int procs) {
