@@ -198,10 +198,20 @@ static void check_reduce_scatter(const reduction_case* c, int in_place, int unev
     memcpy(want, mine, bytes);
   }
   const void* send = in_place ? MPI_IN_PLACE : mine;
+  /* MPICH aborts in its own in-place MPI_Reduce_scatter: forced native skips it there, and the
+   * reference runs out of place (the same result). */
+  const int mpich_bug = uneven && in_place && t_mpich_reduce_scatter_in_place_bug();
+  if (mpich_bug && strcmp(g_name, "native") == 0) {
+    free(counts);
+    free(mine);
+    free(got);
+    free(want);
+    return;
+  }
   const int rc = uneven ? MPI_Reduce_scatter(send, got, counts, c->type, c->op, MPI_COMM_WORLD)
                         : MPI_Reduce_scatter_block(send, got, c->count, c->type, c->op, MPI_COMM_WORLD);
   const int ran = c->ragged ? ran_forced() : (strcmp(g_name, "native") == 0 ? t_ran("native", NULL) : t_fell_back());
-  const int ref = uneven ? PMPI_Reduce_scatter(send, want, counts, c->type, c->op, MPI_COMM_WORLD)
+  const int ref = uneven ? PMPI_Reduce_scatter(mpich_bug ? mine : send, want, counts, c->type, c->op, MPI_COMM_WORLD)
                          : PMPI_Reduce_scatter_block(send, want, c->count, c->type, c->op, MPI_COMM_WORLD);
   const int ok =
       rc == MPI_SUCCESS && ref == MPI_SUCCESS && ran && memcmp(got, want, block) == 0 &&

@@ -61,6 +61,18 @@ static inline int t_ran(const char* name, const char* fallback) {
   return 0;
 }
 
+/* MPICH 4.0.2's in-place MPI_Reduce_scatter copies a rank's block to the front of its buffer with
+ * a memcpy of overlapping ranges when the block is longer than its displacement (large counts),
+ * and aborts (typerep_yaksa_pack.c:286; docs/portability.md). The tests keep in-place
+ * reduce_scatter calls away from MPICH itself. */
+static inline int t_mpich_reduce_scatter_in_place_bug(void) {
+#if defined(MPICH)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 /* MPICH 4.0's MPI_Reduce reads MPI_IN_PLACE as a buffer at a root other than 0 and crashes
  * (pmodels/mpich#6540, fixed upstream by pmodels/mpich#6543; docs/portability.md). The tests keep
  * such calls away from the MPI library itself: this says when a reduce would meet the bug. */

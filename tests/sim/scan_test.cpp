@@ -226,8 +226,10 @@ void reduce_scatter_sweep(Collective collective, const std::string& name, int pr
   const auto p = static_cast<std::size_t>(procs);
   std::size_t max_count = 0;
   for (std::size_t c : test::sweep_counts(procs)) max_count = std::max(max_count, c);
-  // every rank's whole vector needs P blocks: keep the sweep's largest count per rank's block modest
-  max_count = std::min<std::size_t>(max_count, 200003 / p);
+  // every rank's whole vector needs P blocks: keep the sweep's largest vector about 100,000 elements
+  // (several 32 KiB segments of every type; twice that doubled the P = 33 cases' time and tested no
+  // other path)
+  max_count = std::min<std::size_t>(max_count, 100003 / p);
   const std::size_t max_total = p * (max_count + p);
   // reduced[o][j]: the reduction over every rank of element j of the whole vector
   std::array<std::vector<std::int64_t>, 4> reduced;
