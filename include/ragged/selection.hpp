@@ -35,7 +35,7 @@ struct CallInfo {
   /// reduce) or of all blocks (allgatherv, reduce_scatter_block); 0 for gatherv, scatterv,
   /// alltoallv, whose sizes the ranks do not share.
   std::size_t bytes = 0;
-  /// allgatherv: the bytes of the largest block (0 for the other collectives).
+  /// allgatherv and reduce_scatter: the bytes of the largest block (0 for the other collectives).
   std::size_t largest = 0;
   bool commutative = true;  ///< the reduction operator's (reductions only)
   const Hints* hints = nullptr;

@@ -39,7 +39,7 @@ enum class Unlisted { bcast_threshold, reduce_threshold };
 
 /// The algorithm of a call of `collective` (`bytes` and `commutative` as CallInfo has them): the
 /// selection the options carry, or dispatch's own; a fallback is reported once per communicator.
-/// `largest`: allgatherv's largest block in bytes (CallInfo::largest).
+/// `largest`: allgatherv's and reduce_scatter's largest block in bytes (CallInfo::largest).
 [[nodiscard]] const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
                                                const CollectiveOptions& options, std::size_t largest = 0);
 

@@ -13,7 +13,7 @@ struct CostInput {
   /// (allreduce, bcast, reduce) or of all blocks (allgatherv, reduce_scatter_block); 0 for gatherv,
   /// scatterv, alltoallv, whose sizes ranks do not share.
   double bytes = 0;
-  /// allgatherv: the bytes of the largest block (0 for the other collectives).
+  /// allgatherv and reduce_scatter: the bytes of the largest block (0 for the other collectives).
   double largest = 0;
   double alpha = 0;  ///< seconds per message
   double beta = 0;   ///< seconds per byte
