@@ -396,46 +396,51 @@ std::vector<Step> program_for(int procs) {
   };
 }
 
-TEST(ArrivalMonitor, IteratesExactlyWithBackgroundPartsAndChangingPlans) {
-  for (int procs : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
-    SCOPED_TRACE("P = " + std::to_string(procs));
-    simulate(procs, [procs](Comm& comm) {
-      MonitorOptions mo;
-      if (procs % 2 == 1) mo.link = platform_link;  // even P measure it
-      Monitor monitor(comm, mo);
-      const std::vector<Step> program = program_for(procs);
-      const int me = comm.rank();
-      Runtime& rt = comm.runtime();
-      for (int it = 0; it < static_cast<int>(program.size()); ++it) {
-        const Step& step = program[static_cast<std::size_t>(it)];
-        const int root = step.collective == Collective::gather ? it % procs : 0;
-        if (it == 0) monitor.use({Collective::allgather, "bdr", step.count, DataType::int32, 0});
-        if (it == 7) monitor.use({Collective::gather, "bsls", step.count, DataType::int32, root});
-        const double half = 20e-3 + delay_of(me, it, 6e-3) / 2;
-        // Iteration 4: the last rank never calls the monitor; iteration 9: nobody does.
-        const bool silent = it == 9 || (it == 4 && me == procs - 1);
-        barrier(comm);
-        if (!silent) monitor.processing_start();
-        rt.sleep_for(half);
-        if (!silent && it % 3 != 2) monitor.edge(0.5);  // every third iteration: no edge at all
-        rt.sleep_for(half);
-        if (!silent) monitor.processing_end();
-        CollectiveOptions options;
-        options.hints.set<ArrivalSnapshot>(monitor.arrive());
-        RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->size(), procs);
-        RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->epoch(), static_cast<std::uint64_t>(it));
-        const std::string what = "iteration " + std::to_string(it) + " " + step.algorithm;
-        if (step.collective == Collective::allgather) {
-          allgather_once(comm, Registry::instance().allgather(step.algorithm), step.count, DataType::int32, it % 4 == 1,
-                         options, what);
-        } else {
-          gather_once(comm, Registry::instance().gather(step.algorithm), step.count, DataType::int32, root, it % 2 == 0,
-                      options, what);
-        }
+// One test per process count, so that the sanitizer tiers can leave the largest out
+// (CMakePresets.json) and ctest runs them side by side.
+class ArrivalMonitorProcs : public ::testing::TestWithParam<int> {};
+std::string procs_name(const ::testing::TestParamInfo<int>& info) { return "P" + std::to_string(info.param); }
+INSTANTIATE_TEST_SUITE_P(ArrivalMonitor, ArrivalMonitorProcs, ::testing::Values(1, 2, 3, 4, 5, 7, 8, 13, 16),
+                         procs_name);
+
+TEST_P(ArrivalMonitorProcs, IteratesExactlyWithBackgroundPartsAndChangingPlans) {
+  const int procs = GetParam();
+  simulate(procs, [procs](Comm& comm) {
+    MonitorOptions mo;
+    if (procs % 2 == 1) mo.link = platform_link;  // even P measure it
+    Monitor monitor(comm, mo);
+    const std::vector<Step> program = program_for(procs);
+    const int me = comm.rank();
+    Runtime& rt = comm.runtime();
+    for (int it = 0; it < static_cast<int>(program.size()); ++it) {
+      const Step& step = program[static_cast<std::size_t>(it)];
+      const int root = step.collective == Collective::gather ? it % procs : 0;
+      if (it == 0) monitor.use({Collective::allgather, "bdr", step.count, DataType::int32, 0});
+      if (it == 7) monitor.use({Collective::gather, "bsls", step.count, DataType::int32, root});
+      const double half = 20e-3 + delay_of(me, it, 6e-3) / 2;
+      // Iteration 4: the last rank never calls the monitor; iteration 9: nobody does.
+      const bool silent = it == 9 || (it == 4 && me == procs - 1);
+      barrier(comm);
+      if (!silent) monitor.processing_start();
+      rt.sleep_for(half);
+      if (!silent && it % 3 != 2) monitor.edge(0.5);  // every third iteration: no edge at all
+      rt.sleep_for(half);
+      if (!silent) monitor.processing_end();
+      CollectiveOptions options;
+      options.hints.set<ArrivalSnapshot>(monitor.arrive());
+      RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->size(), procs);
+      RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->epoch(), static_cast<std::uint64_t>(it));
+      const std::string what = "iteration " + std::to_string(it) + " " + step.algorithm;
+      if (step.collective == Collective::allgather) {
+        allgather_once(comm, Registry::instance().allgather(step.algorithm), step.count, DataType::int32, it % 4 == 1,
+                       options, what);
+      } else {
+        gather_once(comm, Registry::instance().gather(step.algorithm), step.count, DataType::int32, root, it % 2 == 0,
+                    options, what);
       }
-      monitor.finalize();
-    });
-  }
+    }
+    monitor.finalize();
+  });
 }
 
 // bcast sorted_chain with the agents: each rank's agent receives and forwards the segments that
@@ -444,60 +449,60 @@ TEST(ArrivalMonitor, IteratesExactlyWithBackgroundPartsAndChangingPlans) {
 // a scatter sln and 6 a reduce sorted_chain in between (their claims give up the prepared part),
 // and the delays (up to 40 ms against 2.7 ms for the whole 320 KB) leave most segments to the
 // agents. Every rank's buffer is checked exactly, every iteration.
-TEST(ArrivalMonitor, BcastSortedChainAgentsForwardExactly) {
-  for (int procs : {2, 3, 4, 5, 7, 8, 13}) {
-    SCOPED_TRACE("P = " + std::to_string(procs));
-    simulate(procs, [procs](Comm& comm) {
-      MonitorOptions mo;
-      mo.link = platform_link;
-      Monitor monitor(comm, mo);
-      const std::size_t count = 80003;  // int32: 320,012 bytes, several segments
-      monitor.use({Collective::bcast, "sorted_chain", count, DataType::int32, 0});
-      const int me = comm.rank();
-      Runtime& rt = comm.runtime();
-      for (int it = 0; it < 10; ++it) {
-        const double half = 20e-3 + delay_of(me, it, 40e-3) / 2;
-        barrier(comm);
-        monitor.processing_start();
-        rt.sleep_for(half);
-        monitor.edge(0.5);
-        rt.sleep_for(half);
-        monitor.processing_end();
-        CollectiveOptions options;
-        options.hints.set<ArrivalSnapshot>(monitor.arrive());
-        const std::string what = "iteration " + std::to_string(it);
-        const int root = it == 3 || it == 4 ? procs - 1 : 0;
-        if (it == 5) {
-          Bytes all;
-          for (int r = 0; r < procs && me == root; ++r) {
-            const Bytes b = block_of(r, DataType::int32, count);
-            all.insert(all.end(), b.begin(), b.end());
-          }
-          Bytes out(count * 4);
-          (void)Registry::instance().scatter("sln")(comm, all.data(), out.data(), count, DataType::int32, root,
-                                                    options);
-          require(out == block_of(me, DataType::int32, count),
-                  what + ": scatter sln gave rank " + std::to_string(me) + " a wrong block");
-          continue;
+class ArrivalMonitorBcastProcs : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(ArrivalMonitor, ArrivalMonitorBcastProcs, ::testing::Values(2, 3, 4, 5, 7, 8, 13), procs_name);
+
+TEST_P(ArrivalMonitorBcastProcs, BcastSortedChainAgentsForwardExactly) {
+  const int procs = GetParam();
+  simulate(procs, [procs](Comm& comm) {
+    MonitorOptions mo;
+    mo.link = platform_link;
+    Monitor monitor(comm, mo);
+    const std::size_t count = 80003;  // int32: 320,012 bytes, several segments
+    monitor.use({Collective::bcast, "sorted_chain", count, DataType::int32, 0});
+    const int me = comm.rank();
+    Runtime& rt = comm.runtime();
+    for (int it = 0; it < 10; ++it) {
+      const double half = 20e-3 + delay_of(me, it, 40e-3) / 2;
+      barrier(comm);
+      monitor.processing_start();
+      rt.sleep_for(half);
+      monitor.edge(0.5);
+      rt.sleep_for(half);
+      monitor.processing_end();
+      CollectiveOptions options;
+      options.hints.set<ArrivalSnapshot>(monitor.arrive());
+      const std::string what = "iteration " + std::to_string(it);
+      const int root = it == 3 || it == 4 ? procs - 1 : 0;
+      if (it == 5) {
+        Bytes all;
+        for (int r = 0; r < procs && me == root; ++r) {
+          const Bytes b = block_of(r, DataType::int32, count);
+          all.insert(all.end(), b.begin(), b.end());
         }
-        if (it == 6) {
-          const Bytes mine = block_of(me, DataType::int32, count);
-          Bytes out(me == root ? count * 4 : 0);
-          (void)Registry::instance().reduce("sorted_chain")(comm, mine.data(), out.data(), count, DataType::int32,
-                                                            ReduceOp::sum(), root, options);
-          const Bytes want =
-              make_buffer(DataType::int32, count, [&](std::size_t i) { return test::reduced(OpKind::sum, procs, i); });
-          require(me != root || out == want, what + ": reduce sorted_chain gave a wrong sum");
-          continue;
-        }
-        const Bytes want = block_of(root + it, DataType::int32, count);
-        Bytes buf = me == root ? want : Bytes(want.size(), std::byte{0xA5});
-        (void)Registry::instance().bcast("sorted_chain")(comm, buf.data(), count, DataType::int32, root, options);
-        require(buf == want, what + ": rank " + std::to_string(me) + " has a wrong buffer");
+        Bytes out(count * 4);
+        (void)Registry::instance().scatter("sln")(comm, all.data(), out.data(), count, DataType::int32, root, options);
+        require(out == block_of(me, DataType::int32, count),
+                what + ": scatter sln gave rank " + std::to_string(me) + " a wrong block");
+        continue;
       }
-      monitor.finalize();
-    });
-  }
+      if (it == 6) {
+        const Bytes mine = block_of(me, DataType::int32, count);
+        Bytes out(me == root ? count * 4 : 0);
+        (void)Registry::instance().reduce("sorted_chain")(comm, mine.data(), out.data(), count, DataType::int32,
+                                                          ReduceOp::sum(), root, options);
+        const Bytes want =
+            make_buffer(DataType::int32, count, [&](std::size_t i) { return test::reduced(OpKind::sum, procs, i); });
+        require(me != root || out == want, what + ": reduce sorted_chain gave a wrong sum");
+        continue;
+      }
+      const Bytes want = block_of(root + it, DataType::int32, count);
+      Bytes buf = me == root ? want : Bytes(want.size(), std::byte{0xA5});
+      (void)Registry::instance().bcast("sorted_chain")(comm, buf.data(), count, DataType::int32, root, options);
+      require(buf == want, what + ": rank " + std::to_string(me) + " has a wrong buffer");
+    }
+    monitor.finalize();
+  });
 }
 
 // Announces `announced` to the agents, then runs `program`'s allgathers of 3,000 int32 at each P
@@ -962,47 +967,44 @@ void allreduce_once(Comm& comm, const std::string& algorithm, std::size_t count,
 // (a different count: the agents' backgrounds are cancelled), a regular algorithm in between,
 // iterations without edge calls, a process that never calls the monitor, nobody calling it, and
 // one process late far beyond P tau (its agent receives every partial while it computes).
-TEST(ArrivalMonitor, AllreduceIteratesExactlyWithBackgroundPartsAndChangingPlans) {
-  for (int procs : {1, 2, 3, 4, 5, 7, 8, 13, 16}) {
-    SCOPED_TRACE("P = " + std::to_string(procs));
-    simulate(procs, [procs](Comm& comm) {
-      MonitorOptions mo;
-      if (procs % 2 == 1) mo.link = platform_link;  // even P measure it
-      Monitor monitor(comm, mo);
-      const auto big = static_cast<std::size_t>(4000 + procs);
-      const std::vector<std::pair<std::string, std::size_t>> program{
-          {"prr", big}, {"prr", big},   {"prr", big},   {"slt", big}, {"slt", big}, {"ring", big}, {"prr", 7},
-          {"slt", big}, {"slt", big},   {"prr", big},   {"prr", big}, {"slt", big}, {"prr", big},  {"slt", 5},
-          {"prr", big}, {"slt", 40000}, {"prr", 40000}, {"prd", big}, {"prd", 7},   {"prd", big},  {"prd", 40000}};
-      const int me = comm.rank();
-      Runtime& rt = comm.runtime();
-      for (int it = 0; it < static_cast<int>(program.size()); ++it) {
-        const auto& [algorithm, count] = program[static_cast<std::size_t>(it)];
-        // Announced plans (they stay until the next use): prr, slt, prr again, then slt at another
-        // count, so that the last call (prr) differs from the plan.
-        if (it == 0 || it == 12) monitor.use({Collective::allreduce, "prr", count, DataType::int32, 0});
-        if (it == 3 || it == 15) monitor.use({Collective::allreduce, "slt", count, DataType::int32, 0});
-        if (it == 17) monitor.use({Collective::allreduce, "prd", count, DataType::int32, 0});
-        double delay = delay_of(me, it, 6e-3);
-        if (it >= 10) delay = me == procs / 2 ? 60e-3 : 0.0;  // one very late process
-        const double half = 20e-3 + delay / 2;
-        // Iteration 4: the last rank never calls the monitor; iteration 9: nobody does.
-        const bool silent = it == 9 || (it == 4 && me == procs - 1);
-        barrier(comm);
-        if (!silent) monitor.processing_start();
-        rt.sleep_for(half);
-        if (!silent && it % 3 != 2) monitor.edge(0.5);  // every third iteration: no edge at all
-        rt.sleep_for(half);
-        if (!silent) monitor.processing_end();
-        CollectiveOptions options;
-        options.hints.set<ArrivalSnapshot>(monitor.arrive());
-        RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->epoch(), static_cast<std::uint64_t>(it));
-        allreduce_once(comm, algorithm, count, it % 4 == 1, options,
-                       "iteration " + std::to_string(it) + " " + algorithm);
-      }
-      monitor.finalize();
-    });
-  }
+TEST_P(ArrivalMonitorProcs, AllreduceIteratesExactlyWithBackgroundPartsAndChangingPlans) {
+  const int procs = GetParam();
+  simulate(procs, [procs](Comm& comm) {
+    MonitorOptions mo;
+    if (procs % 2 == 1) mo.link = platform_link;  // even P measure it
+    Monitor monitor(comm, mo);
+    const auto big = static_cast<std::size_t>(4000 + procs);
+    const std::vector<std::pair<std::string, std::size_t>> program{
+        {"prr", big}, {"prr", big},   {"prr", big},   {"slt", big}, {"slt", big}, {"ring", big}, {"prr", 7},
+        {"slt", big}, {"slt", big},   {"prr", big},   {"prr", big}, {"slt", big}, {"prr", big},  {"slt", 5},
+        {"prr", big}, {"slt", 40000}, {"prr", 40000}, {"prd", big}, {"prd", 7},   {"prd", big},  {"prd", 40000}};
+    const int me = comm.rank();
+    Runtime& rt = comm.runtime();
+    for (int it = 0; it < static_cast<int>(program.size()); ++it) {
+      const auto& [algorithm, count] = program[static_cast<std::size_t>(it)];
+      // Announced plans (they stay until the next use): prr, slt, prr again, then slt at another
+      // count, so that the last call (prr) differs from the plan.
+      if (it == 0 || it == 12) monitor.use({Collective::allreduce, "prr", count, DataType::int32, 0});
+      if (it == 3 || it == 15) monitor.use({Collective::allreduce, "slt", count, DataType::int32, 0});
+      if (it == 17) monitor.use({Collective::allreduce, "prd", count, DataType::int32, 0});
+      double delay = delay_of(me, it, 6e-3);
+      if (it >= 10) delay = me == procs / 2 ? 60e-3 : 0.0;  // one very late process
+      const double half = 20e-3 + delay / 2;
+      // Iteration 4: the last rank never calls the monitor; iteration 9: nobody does.
+      const bool silent = it == 9 || (it == 4 && me == procs - 1);
+      barrier(comm);
+      if (!silent) monitor.processing_start();
+      rt.sleep_for(half);
+      if (!silent && it % 3 != 2) monitor.edge(0.5);  // every third iteration: no edge at all
+      rt.sleep_for(half);
+      if (!silent) monitor.processing_end();
+      CollectiveOptions options;
+      options.hints.set<ArrivalSnapshot>(monitor.arrive());
+      RAGGED_CHECK_EQ(options.hints.get<ArrivalSnapshot>()->epoch(), static_cast<std::uint64_t>(it));
+      allreduce_once(comm, algorithm, count, it % 4 == 1, options, "iteration " + std::to_string(it) + " " + algorithm);
+    }
+    monitor.finalize();
+  });
 }
 
 struct Times {
