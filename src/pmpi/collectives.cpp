@@ -73,7 +73,11 @@ bool reducible_call(Call& call, int count, MPI_Datatype datatype, MPI_Op op, pmp
   return call.selects_ragged(blocks * n * unit, reduction.op.commutative, largest * unit);
 }
 
-// The routing of each collective; the MPI_ entry points at the end add the report's recording.
+}  // namespace
+
+// The routing of each collective (collectives.hpp); the MPI_ entry points at the end add the
+// report's recording, and collectives_nonblocking.cpp runs them on a communicator's worker.
+namespace ragged::pmpi::routing {
 
 int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm) {
@@ -347,7 +351,7 @@ int route_barrier(MPI_Comm comm) {
   }
 }
 
-}  // namespace
+}  // namespace ragged::pmpi::routing
 
 extern "C" {
 
@@ -356,43 +360,27 @@ RAGGED_PMPI_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Dat
   return entry(
       Kind::allgather, comm,
       [&] { return route_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(recvcount, recvtype);
-        c.contributed =
-            static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype));
-      });
+      describe_allgather(sendbuf, sendcount, sendtype, recvcount, recvtype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                      MPI_Comm comm) {
   return entry(
       Kind::allreduce, comm, [&] { return route_allreduce(sendbuf, recvbuf, count, datatype, op, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(count, datatype);
-        c.contributed = static_cast<unsigned long long>(c.bytes);
-      });
+      describe_vector(count, datatype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                   int root, MPI_Comm comm) {
   return entry(
       Kind::reduce, comm, [&] { return route_reduce(sendbuf, recvbuf, count, datatype, op, root, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(count, datatype);
-        c.root = root;
-        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
-        c.contributed = static_cast<unsigned long long>(sends ? c.bytes : 0);
-      });
+      describe_reduce(count, datatype, root));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   return entry(
       Kind::bcast, comm, [&] { return route_bcast(buffer, count, datatype, root, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(count, datatype);
-        c.root = root;
-        c.contributed = static_cast<unsigned long long>(is_root(c, root) ? c.bytes : 0);
-      });
+      describe_bcast(count, datatype, root));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -400,14 +388,7 @@ RAGGED_PMPI_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Dataty
   return entry(
       Kind::gather, comm,
       [&] { return route_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](CallRecord& c) {
-        const bool at_root = is_root(c, root);
-        c.bytes = at_root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
-        c.root = root;
-        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
-        c.contributed = static_cast<unsigned long long>(
-            !sends ? 0 : (sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
-      });
+      describe_gather(sendbuf, sendcount, sendtype, recvcount, recvtype, root));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -415,32 +396,21 @@ RAGGED_PMPI_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datat
   return entry(
       Kind::scatter, comm,
       [&] { return route_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](CallRecord& c) {
-        const bool at_root = is_root(c, root);
-        c.bytes = at_root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
-        c.root = root;
-        c.contributed = static_cast<unsigned long long>(at_root ? c.size * bytes_of(sendcount, sendtype) : 0);
-      });
+      describe_scatter(sendcount, sendtype, recvcount, recvtype, root));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm) {
   return entry(
       Kind::scan, comm, [&] { return route_prefix(false, sendbuf, recvbuf, count, datatype, op, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(count, datatype);
-        c.contributed = static_cast<unsigned long long>(c.bytes);
-      });
+      describe_vector(count, datatype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                   MPI_Comm comm) {
   return entry(
       Kind::exscan, comm, [&] { return route_prefix(true, sendbuf, recvbuf, count, datatype, op, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(count, datatype);
-        c.contributed = static_cast<unsigned long long>(c.bytes);
-      });
+      describe_vector(count, datatype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
@@ -448,10 +418,7 @@ RAGGED_PMPI_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvb
   return entry(
       Kind::reduce_scatter_block, comm,
       [&] { return route_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(recvcount, datatype);
-        c.contributed = static_cast<unsigned long long>(c.size) * static_cast<unsigned long long>(c.bytes);
-      });
+      describe_reduce_scatter_block(recvcount, datatype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
@@ -459,15 +426,12 @@ RAGGED_PMPI_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, co
   return entry(
       Kind::reduce_scatter, comm,
       [&] { return route_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm); },
-      [&](CallRecord& c) {
-        c.bytes = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], datatype) : 0;
-        c.contributed = static_cast<unsigned long long>(bytes_of_blocks(recvcounts, c.size, datatype));
-      });
+      describe_reduce_scatter(recvcounts, datatype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Barrier(MPI_Comm comm) {
   return entry(
-      Kind::barrier, comm, [&] { return route_barrier(comm); }, [](CallRecord& c) { c.bytes = 0; });
+      Kind::barrier, comm, [&] { return route_barrier(comm); }, describe_barrier());
 }
 
 }  // extern "C"

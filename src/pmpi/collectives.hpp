@@ -111,4 +111,149 @@ inline int entry(Kind kind, MPI_Comm comm, Body&& body, Describe&& describe) {
   return prediction::after(comm, report::recorded(kind, comm, body, describe));
 }
 
+// ------------------------------------------------------------------ the routing of each call
+//
+// route_xxx(args, comm): the blocking MPI_Xxx's routing (collectives.cpp, collectives_v.cpp):
+// ragged's algorithm or the MPI library's function. The MPI_ entry points add the report's
+// recording; the nonblocking ones (collectives_nonblocking.cpp) run them on a worker.
+
+int route_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm);
+int route_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm);
+/// MPI_Scan (`exclusive` false) and MPI_Exscan (true).
+int route_prefix(bool exclusive, const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm);
+int route_reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm);
+int route_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm);
+int route_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm);
+int route_bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm);
+int route_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm);
+int route_scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm);
+int route_barrier(MPI_Comm comm);
+int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], MPI_Datatype recvtype, MPI_Comm comm);
+int route_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm);
+int route_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm);
+int route_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm);
+int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+
+// ------------------------------------------------------------------ what the report says of each call
+//
+// describe_xxx(args): the describe function of MPI_Xxx's and MPI_Ixxx's record (report.hpp), a
+// copy of the arguments it reads (a nonblocking call's runs on the worker, after the post).
+
+inline auto describe_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                               MPI_Datatype recvtype) {
+  return [=](CallRecord& c) {
+    c.bytes = bytes_of(recvcount, recvtype);
+    c.contributed = static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype));
+  };
+}
+/// allreduce, scan, exscan: the vector.
+inline auto describe_vector(int count, MPI_Datatype datatype) {
+  return [=](CallRecord& c) {
+    c.bytes = bytes_of(count, datatype);
+    c.contributed = static_cast<unsigned long long>(c.bytes);
+  };
+}
+inline auto describe_reduce(int count, MPI_Datatype datatype, int root) {
+  return [=](CallRecord& c) {
+    c.bytes = bytes_of(count, datatype);
+    c.root = root;
+    const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+    c.contributed = static_cast<unsigned long long>(sends ? c.bytes : 0);
+  };
+}
+inline auto describe_bcast(int count, MPI_Datatype datatype, int root) {
+  return [=](CallRecord& c) {
+    c.bytes = bytes_of(count, datatype);
+    c.root = root;
+    c.contributed = static_cast<unsigned long long>(is_root(c, root) ? c.bytes : 0);
+  };
+}
+inline auto describe_gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                            MPI_Datatype recvtype, int root) {
+  return [=](CallRecord& c) {
+    const bool at_root = is_root(c, root);
+    c.bytes = at_root ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+    c.root = root;
+    const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+    c.contributed = static_cast<unsigned long long>(
+        !sends ? 0 : (sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype)));
+  };
+}
+inline auto describe_scatter(int sendcount, MPI_Datatype sendtype, int recvcount, MPI_Datatype recvtype, int root) {
+  return [=](CallRecord& c) {
+    const bool at_root = is_root(c, root);
+    c.bytes = at_root ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+    c.root = root;
+    c.contributed = static_cast<unsigned long long>(at_root ? c.size * bytes_of(sendcount, sendtype) : 0);
+  };
+}
+inline auto describe_reduce_scatter_block(int recvcount, MPI_Datatype datatype) {
+  return [=](CallRecord& c) {
+    c.bytes = bytes_of(recvcount, datatype);
+    c.contributed = static_cast<unsigned long long>(c.size) * static_cast<unsigned long long>(c.bytes);
+  };
+}
+inline auto describe_reduce_scatter(const int* recvcounts, MPI_Datatype datatype) {
+  return [=](CallRecord& c) {
+    c.bytes = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], datatype) : 0;
+    c.contributed = static_cast<unsigned long long>(bytes_of_blocks(recvcounts, c.size, datatype));
+  };
+}
+inline auto describe_barrier() {
+  return [](CallRecord& c) { c.bytes = 0; };
+}
+inline auto describe_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, const int* recvcounts,
+                                MPI_Datatype recvtype) {
+  return [=](CallRecord& c) {
+    const bool in_place = sendbuf == MPI_IN_PLACE && recvcounts != nullptr;
+    c.contributed = static_cast<unsigned long long>(in_place ? bytes_of(recvcounts[c.rank], recvtype)
+                                                             : bytes_of(sendcount, sendtype));
+  };
+}
+inline auto describe_gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, const int* recvcounts,
+                             MPI_Datatype recvtype, int root) {
+  return [=](CallRecord& c) {
+    c.root = root;
+    const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
+    long long sent = bytes_of(sendcount, sendtype);
+    if (sendbuf == MPI_IN_PLACE) sent = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], recvtype) : 0;
+    c.contributed = static_cast<unsigned long long>(sends ? sent : 0);
+  };
+}
+inline auto describe_scatterv(const int* sendcounts, MPI_Datatype sendtype, int root) {
+  return [=](CallRecord& c) {
+    c.root = root;
+    c.contributed =
+        static_cast<unsigned long long>(is_root(c, root) ? bytes_of_blocks(sendcounts, c.size, sendtype) : 0);
+  };
+}
+inline auto describe_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int recvcount,
+                              MPI_Datatype recvtype) {
+  return [=](CallRecord& c) {
+    c.bytes = bytes_of(recvcount, recvtype);
+    const long long block = sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype);
+    c.contributed = static_cast<unsigned long long>(c.size * block);
+  };
+}
+inline auto describe_alltoallv(const void* sendbuf, const int* sendcounts, MPI_Datatype sendtype, const int* recvcounts,
+                               MPI_Datatype recvtype) {
+  return [=](CallRecord& c) {
+    c.contributed =
+        static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? bytes_of_blocks(recvcounts, c.size, recvtype)
+                                                                : bytes_of_blocks(sendcounts, c.size, sendtype));
+  };
+}
+
 }  // namespace ragged::pmpi::routing

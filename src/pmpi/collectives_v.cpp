@@ -50,6 +50,10 @@ bool rooted_blocks(Call& call, int root, bool in_place, int count, MPI_Datatype 
   return call.selects_ragged(0);
 }
 
+}  // namespace
+
+namespace ragged::pmpi::routing {
+
 int route_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                      const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   const auto native = [&] {
@@ -258,7 +262,7 @@ int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
       },
       native);
 }
-}  // namespace
+}  // namespace ragged::pmpi::routing
 
 extern "C" {
 
@@ -268,11 +272,7 @@ RAGGED_PMPI_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Da
   return entry(
       Kind::allgatherv, comm,
       [&] { return route_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm); },
-      [&](CallRecord& c) {
-        const bool in_place = sendbuf == MPI_IN_PLACE && recvcounts != nullptr;
-        c.contributed = static_cast<unsigned long long>(in_place ? bytes_of(recvcounts[c.rank], recvtype)
-                                                                 : bytes_of(sendcount, sendtype));
-      });
+      describe_allgatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -281,13 +281,7 @@ RAGGED_PMPI_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datat
   return entry(
       Kind::gatherv, comm,
       [&] { return route_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm); },
-      [&](CallRecord& c) {
-        c.root = root;
-        const bool sends = !c.inter || (root != MPI_ROOT && root != MPI_PROC_NULL);
-        long long sent = bytes_of(sendcount, sendtype);
-        if (sendbuf == MPI_IN_PLACE) sent = recvcounts != nullptr ? bytes_of(recvcounts[c.rank], recvtype) : 0;
-        c.contributed = static_cast<unsigned long long>(sends ? sent : 0);
-      });
+      describe_gatherv(sendbuf, sendcount, sendtype, recvcounts, recvtype, root));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
@@ -296,11 +290,7 @@ RAGGED_PMPI_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[],
   return entry(
       Kind::scatterv, comm,
       [&] { return route_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm); },
-      [&](CallRecord& c) {
-        c.root = root;
-        c.contributed =
-            static_cast<unsigned long long>(is_root(c, root) ? bytes_of_blocks(sendcounts, c.size, sendtype) : 0);
-      });
+      describe_scatterv(sendcounts, sendtype, root));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -308,11 +298,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Data
   return entry(
       Kind::alltoall, comm,
       [&] { return route_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); },
-      [&](CallRecord& c) {
-        c.bytes = bytes_of(recvcount, recvtype);
-        const long long block = sendbuf == MPI_IN_PLACE ? c.bytes : bytes_of(sendcount, sendtype);
-        c.contributed = static_cast<unsigned long long>(c.size * block);
-      });
+      describe_alltoall(sendbuf, sendcount, sendtype, recvcount, recvtype));
 }
 
 RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
@@ -323,11 +309,7 @@ RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[]
       [&] {
         return route_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
       },
-      [&](CallRecord& c) {
-        c.contributed =
-            static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? bytes_of_blocks(recvcounts, c.size, recvtype)
-                                                                    : bytes_of_blocks(sendcounts, c.size, sendtype));
-      });
+      describe_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype));
 }
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "nonblocking.hpp"
 #include "pmpi.hpp"
 #include "ragged/selection.hpp"
 
@@ -43,6 +44,11 @@ RAGGED_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, in
 }
 
 RAGGED_PMPI_EXPORT int MPI_Finalize(void) {
+  try {
+    pmpi::nonblocking::finalize_all();  // the workers' last calls, before the report gathers them
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ragged pmpi: MPI_Finalize: nonblocking collectives: %s\n", e.what());
+  }
   try {
     pmpi::report::at_finalize();  // RAGGED_REPORT: collective, before anything is freed
   } catch (const ragged::TimeoutError& e) {
@@ -84,6 +90,7 @@ RAGGED_PMPI_EXPORT void ragged_pmpi_reread_environment(void) {
     ragged::reread_environment();
     return;
   }
+  pmpi::nonblocking::quiesce();                               // no posted collective selects under settings that change
   pmpi::agree_on_settings("ragged_pmpi_reread_environment");  // reads the environment again, then compares
 }
 

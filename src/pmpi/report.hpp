@@ -45,8 +45,35 @@ enum class Kind : std::uint8_t {
   exscan,
   reduce_scatter_block,
   reduce_scatter,
+  // The nonblocking forms (MPI_Ixxx), in the same order: iallgather = allgather + blocking_kinds.
+  iallgather,
+  iallgatherv,
+  iallreduce,
+  ialltoall,
+  ialltoallv,
+  ibcast,
+  ireduce,
+  igather,
+  igatherv,
+  iscatter,
+  iscatterv,
+  ibarrier,
+  iscan,
+  iexscan,
+  ireduce_scatter_block,
+  ireduce_scatter,
 };
 [[nodiscard]] const char* name_of(Kind kind);
+/// How many blocking kinds there are: Kind(k + blocking_kinds) is the nonblocking form of Kind(k).
+inline constexpr int blocking_kinds = 16;
+/// The nonblocking form of a blocking kind.
+[[nodiscard]] constexpr Kind nonblocking_of(Kind kind) {
+  return static_cast<Kind>(static_cast<int>(kind) + blocking_kinds);
+}
+/// The blocking form of a kind (itself when blocking): its RAGGED_<COLLECTIVE> variable.
+[[nodiscard]] constexpr Kind blocking_of(Kind kind) {
+  return static_cast<Kind>(static_cast<int>(kind) % blocking_kinds);
+}
 
 /// How the environment routed a call before it ran.
 enum class Mode : std::uint8_t {

@@ -52,11 +52,38 @@ inline constexpr int tag_link = 2;  // and 3
 inline constexpr int tag_size = 4;
 inline constexpr int tag_data = 5;
 
-inline constexpr std::array<const char*, 16> kind_names = {
-    "allgather",     "allgatherv", "allreduce", "alltoall", "alltoallv",
-    "bcast",         "reduce",     "gather",    "gatherv",  "scatter",
-    "scatterv",      "barrier",    "scan",      "exscan",   "reduce_scatter_block",
-    "reduce_scatter"};
+inline constexpr std::array<const char*, 32> kind_names = {"allgather",
+                                                           "allgatherv",
+                                                           "allreduce",
+                                                           "alltoall",
+                                                           "alltoallv",
+                                                           "bcast",
+                                                           "reduce",
+                                                           "gather",
+                                                           "gatherv",
+                                                           "scatter",
+                                                           "scatterv",
+                                                           "barrier",
+                                                           "scan",
+                                                           "exscan",
+                                                           "reduce_scatter_block",
+                                                           "reduce_scatter",
+                                                           "iallgather",
+                                                           "iallgatherv",
+                                                           "iallreduce",
+                                                           "ialltoall",
+                                                           "ialltoallv",
+                                                           "ibcast",
+                                                           "ireduce",
+                                                           "igather",
+                                                           "igatherv",
+                                                           "iscatter",
+                                                           "iscatterv",
+                                                           "ibarrier",
+                                                           "iscan",
+                                                           "iexscan",
+                                                           "ireduce_scatter_block",
+                                                           "ireduce_scatter"};
 
 // ---------------------------------------------------------------------------- per rank
 

@@ -112,7 +112,7 @@ class ReportFile {
 };
 
 std::string variable_of(Kind kind) {
-  std::string v = std::string("RAGGED_") + kind_names[static_cast<std::size_t>(kind)];
+  std::string v = std::string("RAGGED_") + kind_names[static_cast<std::size_t>(blocking_of(kind))];
   for (char& ch : v) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return v;
 }

@@ -156,7 +156,14 @@ void destroy(State* state) {
   communicators.fetch_sub(1);
 }
 
+namespace {
+thread_local bool off_here = false;
+}  // namespace
+
+void off_on_this_thread() { off_here = true; }
+
 bool applies(Collective collective) {
+  if (off_here) return false;
   // The collectives with arrival-aware algorithms; a gather's or scatter's segment is a rank's
   // block, a bcast's or reduce's the whole message (the size the call passes, as select.cpp takes it).
   if (collective != Collective::allgather && collective != Collective::allreduce && collective != Collective::bcast &&

@@ -45,6 +45,10 @@ extern std::atomic<int> communicators;
 /// a thread that communicates). Read at every call, like RAGGED_<COLLECTIVE>.
 [[nodiscard]] bool applies(Collective collective);
 
+/// Arrival awareness off for every call made on the calling thread (a nonblocking collective's
+/// worker, nonblocking.hpp: the monitors follow the program's own sequence of calls).
+void off_on_this_thread();
+
 /// The snapshot of this call of the site (`collective`, `bytes`) of `state`'s communicator, or
 /// null while the site is not tracked (its first call; or the communicator has its maximum of
 /// tracked sites). Collective over the communicator: it may make the site's monitor. When it

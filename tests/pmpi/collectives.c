@@ -7,10 +7,15 @@
  * uneven v-counts with gaps, and reductions: sum on int, max on unsigned and bxor on long long
  * (MPI_Reduce_local), and a non-commutative user operator (2x2 matrix product: on MPI_INT it runs
  * through ragged's order-preserving algorithms, on a 16-byte derived element it falls back to the
- * MPI library, on an 8-byte element of shorts it runs through ragged again). */
+ * MPI library, on an 8-byte element of shorts it runs through ragged again).
+ * Built with T_NONBLOCKING (mpi.pmpi.npN.nonblocking), every collective is its nonblocking form
+ * (nonblocking_calls.h). */
 #include <stdint.h>
 
 #include "pmpi_test.h"
+#ifdef T_NONBLOCKING
+#include "nonblocking_calls.h" /* mpi.pmpi.npN.nonblocking: every call as MPI_Ixxx + a completion */
+#endif
 
 #define GUARD 8 /* ints after every receive buffer, which nothing may write */
 
@@ -638,6 +643,9 @@ int main(int argc, char** argv) {
     if (t_rank == 0 && t_failed != failed_before) printf("  %s/%s failed\n", alg->collective, alg->name);
   }
   test_barrier();
+#ifdef T_NONBLOCKING
+  t_nonblocking_extras();
+#endif
   if (t_rank == 0) printf("%d algorithms in %.1f s\n", t_algorithm_count, PMPI_Wtime() - started);
 
   PMPI_Op_free(&g_matrix_int);
