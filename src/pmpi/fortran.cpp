@@ -178,6 +178,173 @@ RAGGED_FORTRAN_ALIASES(mpi_alltoallv, MPI_ALLTOALLV,
 RAGGED_PMPI_EXPORT void mpi_barrier_(MPI_Fint* c, MPI_Fint* ierr) { *ierr = MPI_Barrier(comm(c)); }
 RAGGED_FORTRAN_ALIASES(mpi_barrier, MPI_BARRIER, (MPI_Fint*, MPI_Fint*))
 
+// The nonblocking collectives (collectives_nonblocking.cpp): the request goes back to Fortran as
+// MPI_Request_c2f of the C one, which MPI_WAIT & co. (Open MPI's own) convert back.
+RAGGED_PMPI_EXPORT void mpi_iallgather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                        MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* c, MPI_Fint* request,
+                                        MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iallgather(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
+                         comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iallgather, MPI_IALLGATHER,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_iallgatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                         MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* c,
+                                         MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iallgatherv(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
+                          type(recvtype), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iallgatherv, MPI_IALLGATHERV,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_iallreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                        MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iallreduce(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iallreduce, MPI_IALLREDUCE,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ialltoall_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                       MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* c, MPI_Fint* request,
+                                       MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ialltoall(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
+                        comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ialltoall, MPI_IALLTOALL,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ialltoallv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype,
+                                        void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype,
+                                        MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ialltoallv(cbuffer(sendbuf), sendcounts, sdispls, type(sendtype), buffer(recvbuf), recvcounts, rdispls,
+                         type(recvtype), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ialltoallv, MPI_IALLTOALLV,
+                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ibcast_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c,
+                                    MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ibcast(buffer(buf), *count, type(datatype), *root, comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ibcast, MPI_IBCAST,
+                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ireduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                     MPI_Fint* root, MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ireduce(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), *root, comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ireduce, MPI_IREDUCE,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_igather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                     MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c,
+                                     MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Igather(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), *root,
+                      comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_igather, MPI_IGATHER,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_igatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                      MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root,
+                                      MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Igatherv(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
+                       type(recvtype), *root, comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_igatherv, MPI_IGATHERV,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_iscatter_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
+                                      MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c,
+                                      MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iscatter(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), *root,
+                       comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iscatter, MPI_ISCATTER,
+                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_iscatterv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype,
+                                       void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root,
+                                       MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iscatterv(cbuffer(sendbuf), sendcounts, displs, type(sendtype), buffer(recvbuf), *recvcount,
+                        type(recvtype), *root, comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iscatterv, MPI_ISCATTERV,
+                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_iscan_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                   MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iscan(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iscan, MPI_ISCAN,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_iexscan_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
+                                     MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Iexscan(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_iexscan, MPI_IEXSCAN,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ireduce_scatter_block_(void* sendbuf, void* recvbuf, MPI_Fint* recvcount,
+                                                   MPI_Fint* datatype, MPI_Fint* o, MPI_Fint* c, MPI_Fint* request,
+                                                   MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ireduce_scatter_block(cbuffer(sendbuf), buffer(recvbuf), *recvcount, type(datatype), op(o), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ireduce_scatter_(void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype,
+                                             MPI_Fint* o, MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ireduce_scatter(cbuffer(sendbuf), buffer(recvbuf), recvcounts, type(datatype), op(o), comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER,
+                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+RAGGED_PMPI_EXPORT void mpi_ibarrier_(MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  *ierr = MPI_Ibarrier(comm(c), &r);
+  *request = MPI_Request_c2f(r);
+}
+RAGGED_FORTRAN_ALIASES(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
 // MPI_FINALIZE: Open MPI's own calls PMPI_Finalize, which would skip the library's MPI_Finalize
 // (RAGGED_REPORT's report, freeing the communicators' states). The C entry point does both.
 RAGGED_PMPI_EXPORT void mpi_finalize_(MPI_Fint* ierr) { *ierr = MPI_Finalize(); }
@@ -242,6 +409,47 @@ RAGGED_FORTRAN_FORWARD(mpi_reduce_scatter_block, MPI_REDUCE_SCATTER_BLOCK,
 RAGGED_FORTRAN_FORWARD(mpi_reduce_scatter, MPI_REDUCE_SCATTER, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
                        (a, b, c, d, e, f, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_barrier, MPI_BARRIER, (F * a, F* ierr), (a, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iallgather, MPI_IALLGATHER,
+                       (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iallgatherv, MPI_IALLGATHERV,
+                       (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iallreduce, MPI_IALLREDUCE, (void* a, void* b, F* c, F* d, F* e, F* f, F* request, F* ierr),
+                       (a, b, c, d, e, f, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ialltoall, MPI_IALLTOALL,
+                       (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ialltoallv, MPI_IALLTOALLV,
+                       (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ibcast, MPI_IBCAST, (void* a, F* b, F* c, F* d, F* e, F* request, F* ierr),
+                       (a, b, c, d, e, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ireduce, MPI_IREDUCE, (void* a, void* b, F* c, F* d, F* e, F* f, F* g, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_igather, MPI_IGATHER,
+                       (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_igatherv, MPI_IGATHERV,
+                       (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* i, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iscatter, MPI_ISCATTER,
+                       (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* h, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iscatterv, MPI_ISCATTERV,
+                       (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iscan, MPI_ISCAN, (void* a, void* b, F* c, F* d, F* e, F* f, F* request, F* ierr),
+                       (a, b, c, d, e, f, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_iexscan, MPI_IEXSCAN, (void* a, void* b, F* c, F* d, F* e, F* f, F* request, F* ierr),
+                       (a, b, c, d, e, f, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
+                       (void* a, void* b, F* c, F* d, F* e, F* f, F* request, F* ierr),
+                       (a, b, c, d, e, f, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER,
+                       (void* a, void* b, F* c, F* d, F* e, F* f, F* request, F* ierr),
+                       (a, b, c, d, e, f, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ibarrier, MPI_IBARRIER, (F * a, F* request, F* ierr), (a, request, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_finalize, MPI_FINALIZE, (F * ierr), (ierr))
 
 #endif  // OPEN_MPI, MPICH

@@ -11,27 +11,7 @@ program pmpi_fortran
   use, intrinsic :: iso_c_binding
   implicit none
 
-  interface
-    integer(c_int) function c_setenv(name, value, overwrite) bind(C, name='setenv')
-      import :: c_int, c_char
-      character(kind=c_char), dimension(*) :: name, value
-      integer(c_int), value :: overwrite
-    end function
-    type(c_funptr) function c_dlsym(handle, symbol) bind(C, name='dlsym')
-      import :: c_ptr, c_funptr, c_char
-      type(c_ptr), value :: handle
-      character(kind=c_char), dimension(*) :: symbol
-    end function
-    type(c_ptr) function last_fn() bind(C)
-      import :: c_ptr
-    end function
-    subroutine reread_fn() bind(C)
-    end subroutine
-    integer(c_size_t) function c_strlen(s) bind(C, name='strlen')
-      import :: c_ptr, c_size_t
-      type(c_ptr), value :: s
-    end function
-  end interface
+  include 'fortran_interfaces.inc'
 
   integer, parameter :: n = 7
   integer :: ierr, rank, procs, unit, ios, k, passed, failed
@@ -101,63 +81,7 @@ contains
     collectives = all(k)
   end function
 
-  subroutine force(coll, algorithm)
-    character(len=*), intent(in) :: coll, algorithm
-    character(len=64) :: variable
-    integer :: i, c
-    variable = 'RAGGED_'
-    do i = 1, len_trim(coll)
-      c = iachar(coll(i:i))
-      if (c >= iachar('a') .and. c <= iachar('z')) c = c - 32
-      variable(7 + i:7 + i) = achar(c)
-    end do
-    if (c_setenv(trim(variable) // c_null_char, trim(algorithm) // c_null_char, 1_c_int) /= 0) then
-      call PMPI_Abort(MPI_COMM_WORLD, 3, ierr)
-    end if
-    call reread()
-  end subroutine
-
-  ! What the library says the calling thread's last collective ran.
-  character(len=64) function ran()
-    type(c_ptr) :: p
-    character(kind=c_char), pointer :: s(:)
-    integer :: i, length
-    p = last()
-    length = int(c_strlen(p))
-    call c_f_pointer(p, s, [length])
-    ran = ''
-    do i = 1, min(length, 64)
-      ran(i:i) = s(i)
-    end do
-  end function
-
-  ! One check on every rank: all ranks must agree it passed, and the forced algorithm ran.
-  subroutine check(ok, what, algorithm, fb)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what, algorithm, fb
-    logical :: good, all_good
-    character(len=64) :: got
-    got = ran()
-    good = ok
-    if (algorithm == 'auto') then
-      good = good .and. got(1:6) /= 'native'
-    else
-      good = good .and. (trim(got) == trim(algorithm) .or. trim(got) == trim(fb))
-    end if
-    if (.not. good) write (0, '(a,i0,6a)') 'rank ', rank, ': FAIL: ', trim(what), ' forced ', trim(algorithm), &
-      ' ran ', trim(got)
-    call PMPI_Allreduce(good, all_good, 1, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD, ierr)
-    if (all_good) then
-      passed = passed + 1
-    else
-      failed = failed + 1
-    end if
-  end subroutine
-
-  integer function v(r, i)
-    integer, intent(in) :: r, i
-    v = r * 1000 + i
-  end function
+  include 'fortran_checks.inc'
 
   subroutine run(coll, algorithm, fb)
     character(len=*), intent(in) :: coll, algorithm, fb
