@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <span>
+#include <string>
 
 #include "pmpi.hpp"
 #include "ragged/collectives.hpp"
@@ -78,6 +79,15 @@ template <class Body, class Native>
 int routed(Collective collective, MPI_Comm comm, Body&& body, Native&& native) {
   if (route(collective) == Route::native) return native_outcome(native());
   return run(collective, comm, body, native);
+}
+
+/// Whether the environment routes `collective` to ragged (a nonblocking or persistent form then
+/// goes to a worker; selection may still choose the MPI library there).
+inline bool routed_to_ragged(Collective collective) { return route(collective) == Route::ragged; }
+/// The same for barriers: RAGGED_BARRIER, which route_barrier reads.
+inline bool barrier_routed() {
+  const std::string* set = ragged::environment().find("RAGGED_BARRIER");
+  return set != nullptr && !set->empty() && *set != "native" && !settings_differ();
 }
 
 inline std::byte* bytes(void* p) { return static_cast<std::byte*>(p); }

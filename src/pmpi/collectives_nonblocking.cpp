@@ -21,12 +21,6 @@ using namespace ragged::pmpi::routing;
 
 namespace {
 
-/// Whether RAGGED_BARRIER routes barriers to ragged (route_barrier reads the same variable).
-bool barrier_routed() {
-  const std::string* set = ragged::environment().find("RAGGED_BARRIER");
-  return set != nullptr && !set->empty() && *set != "native" && !pmpi::settings_differ();
-}
-
 /// The frame of every MPI_Ixxx: `native()` (PMPI_Ixxx) unless the call can run on a worker,
 /// else `job(copy)` posted there.
 template <class Job, class Native, class Describe>
@@ -38,8 +32,6 @@ int posted(bool to_ragged, Kind kind, MPI_Comm comm, MPI_Request* request, Job&&
   return pmpi::nonblocking::post(comm, pmpi::report::nonblocking_of(kind), std::forward<Job>(job),
                                  std::forward<Describe>(describe), request);
 }
-
-bool routed_to_ragged(Collective collective) { return pmpi::route(collective) == Route::ragged; }
 
 }  // namespace
 

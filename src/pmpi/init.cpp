@@ -5,6 +5,7 @@
 #include <string>
 
 #include "nonblocking.hpp"
+#include "persistent.hpp"
 #include "pmpi.hpp"
 #include "ragged/selection.hpp"
 
@@ -46,6 +47,7 @@ RAGGED_PMPI_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, in
 RAGGED_PMPI_EXPORT int MPI_Finalize(void) {
   try {
     pmpi::nonblocking::finalize_all();  // the workers' last calls, before the report gathers them
+    pmpi::persistent::finalize_all();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ragged pmpi: MPI_Finalize: nonblocking collectives: %s\n", e.what());
   }

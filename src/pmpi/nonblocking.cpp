@@ -62,8 +62,7 @@ struct Task {
   bool recorded = false;    ///< the report reserved the communicator's record at the post
   report::CallRecord info;  ///< rank, size, inter filled at the post
   std::size_t record = 0;   ///< the communicator's record in the report
-  MPI_Request request = MPI_REQUEST_NULL;
-  Completion* done = nullptr;
+  Finish finish;            ///< completes the program's request
 };
 
 /// A communicator's worker: its copy (MPI_Comm_idup at the first post) and its thread.
@@ -155,12 +154,7 @@ void Worker::run(Task& task) {
       report::detail::failed(e.what());
     }
   }
-  {
-    const std::lock_guard<std::mutex> lock(task.done->mutex);
-    task.done->code = code;
-    task.done->outcome = last();
-  }
-  PMPI_Grequest_complete(task.request);  // the request (and `done`) are the waiting thread's now
+  task.finish(code, last());
 }
 
 void Worker::loop() {
@@ -273,7 +267,7 @@ bool takes(MPI_Comm comm) {
   return PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter == 0;
 }
 
-int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Request* request) {
+int post_then(MPI_Comm comm, report::Kind kind, Job job, Describe describe, const Start& start) {
   Task task;
   task.posted = report::now();
   task.kind = kind;
@@ -287,11 +281,7 @@ int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Reque
       task.recorded = report::detail::begin(comm, task.info, task.record);
     }
     Worker& worker = worker_of(comm);
-    auto done = std::make_unique<Completion>();
-    const int rc = PMPI_Grequest_start(&query, &release, &cancel, done.get(), request);
-    if (rc != MPI_SUCCESS) throw TransportError(rc, "MPI_Grequest_start failed", "nonblocking collective");
-    task.done = done.release();  // the request's now: release() deletes it
-    task.request = *request;
+    task.finish = start();
     worker.push(std::move(task));
     return MPI_SUCCESS;
   } catch (const TransportError& e) {
@@ -301,6 +291,25 @@ int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Reque
   } catch (const std::exception& e) {
     return raise_error(comm, e.what(), report::name_of(kind), MPI_ERR_INTERN);
   }
+}
+
+int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Request* request) {
+  return post_then(comm, kind, std::move(job), std::move(describe), [request]() -> Finish {
+    auto done = std::make_unique<Completion>();
+    const int rc = PMPI_Grequest_start(&query, &release, &cancel, done.get(), request);
+    if (rc != MPI_SUCCESS) throw TransportError(rc, "MPI_Grequest_start failed", "nonblocking collective");
+    Completion* extra = done.release();  // the request's now: release() deletes it
+    const MPI_Request handle = *request;
+    return [extra, handle](int code, const std::string& outcome) {
+      {
+        const std::lock_guard<std::mutex> lock(extra->mutex);
+        extra->code = code;
+        extra->outcome = outcome;
+      }
+      MPI_Request r = handle;
+      PMPI_Grequest_complete(r);  // the request (and `extra`) are the waiting thread's now
+    };
+  });
 }
 
 void quiesce() {

@@ -29,6 +29,7 @@
 #include <mpi.h>
 
 #include <functional>
+#include <string>
 
 #include "report.hpp"
 
@@ -39,6 +40,12 @@ namespace ragged::pmpi::nonblocking {
 using Job = std::function<int(MPI_Comm shadow)>;
 /// What the report says of the call (its entry point's describe function).
 using Describe = std::function<void(report::CallRecord&)>;
+
+/// What a worker does once a job returned (`code`: its MPI code, `outcome`: what ran): completes
+/// the program's request.
+using Finish = std::function<void(int code, const std::string& outcome)>;
+/// Made in the program's thread when the call is posted (it may make the request): the Finish.
+using Start = std::function<Finish()>;
 
 /// Whether a call that the environment routes to ragged can run on a worker: MPI granted
 /// MPI_THREAD_MULTIPLE (said once, on every rank, when it did not: such calls go to the MPI library).
@@ -52,6 +59,10 @@ using Describe = std::function<void(report::CallRecord&)>;
 /// has returned. `kind` and `describe` are the report's. Returns MPI_SUCCESS, or an MPI error
 /// class (through `comm`'s error handler) when the request or the worker could not be made.
 int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Request* request);
+
+/// post() with another completion: `start()` runs in the program's thread, after the worker is
+/// there, and the Finish it returns runs on the worker (persistent.cpp: a persistent request).
+int post_then(MPI_Comm comm, report::Kind kind, Job job, Describe describe, const Start& start);
 
 /// Waits until every worker has run every job posted so far (ragged_pmpi_reread_environment:
 /// no job may select under settings that change while it runs).

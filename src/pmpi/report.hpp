@@ -62,6 +62,23 @@ enum class Kind : std::uint8_t {
   iexscan,
   ireduce_scatter_block,
   ireduce_scatter,
+  // The persistent forms (MPI_Xxx_init), in the same order: allgather_init = allgather + 2 * blocking_kinds.
+  allgather_init,
+  allgatherv_init,
+  allreduce_init,
+  alltoall_init,
+  alltoallv_init,
+  bcast_init,
+  reduce_init,
+  gather_init,
+  gatherv_init,
+  scatter_init,
+  scatterv_init,
+  barrier_init,
+  scan_init,
+  exscan_init,
+  reduce_scatter_block_init,
+  reduce_scatter_init,
 };
 [[nodiscard]] const char* name_of(Kind kind);
 /// How many blocking kinds there are: Kind(k + blocking_kinds) is the nonblocking form of Kind(k).
@@ -69,6 +86,10 @@ inline constexpr int blocking_kinds = 16;
 /// The nonblocking form of a blocking kind.
 [[nodiscard]] constexpr Kind nonblocking_of(Kind kind) {
   return static_cast<Kind>(static_cast<int>(kind) + blocking_kinds);
+}
+/// The persistent form of a blocking kind.
+[[nodiscard]] constexpr Kind persistent_of(Kind kind) {
+  return static_cast<Kind>(static_cast<int>(kind) + 2 * blocking_kinds);
 }
 /// The blocking form of a kind (itself when blocking): its RAGGED_<COLLECTIVE> variable.
 [[nodiscard]] constexpr Kind blocking_of(Kind kind) {

@@ -52,7 +52,7 @@ inline constexpr int tag_link = 2;  // and 3
 inline constexpr int tag_size = 4;
 inline constexpr int tag_data = 5;
 
-inline constexpr std::array<const char*, 32> kind_names = {"allgather",
+inline constexpr std::array<const char*, 48> kind_names = {"allgather",
                                                            "allgatherv",
                                                            "allreduce",
                                                            "alltoall",
@@ -83,7 +83,23 @@ inline constexpr std::array<const char*, 32> kind_names = {"allgather",
                                                            "iscan",
                                                            "iexscan",
                                                            "ireduce_scatter_block",
-                                                           "ireduce_scatter"};
+                                                           "ireduce_scatter",
+                                                           "allgather_init",
+                                                           "allgatherv_init",
+                                                           "allreduce_init",
+                                                           "alltoall_init",
+                                                           "alltoallv_init",
+                                                           "bcast_init",
+                                                           "reduce_init",
+                                                           "gather_init",
+                                                           "gatherv_init",
+                                                           "scatter_init",
+                                                           "scatterv_init",
+                                                           "barrier_init",
+                                                           "scan_init",
+                                                           "exscan_init",
+                                                           "reduce_scatter_block_init",
+                                                           "reduce_scatter_init"};
 
 // ---------------------------------------------------------------------------- per rank
 
