@@ -22,6 +22,10 @@
 // `use mpi_f08` calls other symbols (mpi_bcast_f08_) and is not intercepted.
 #include <mpi.h>
 
+#include <cstddef>
+#include <vector>
+
+#include "completion.hpp"
 #include "pmpi.hpp"
 
 // Every entry point in its four spellings: NAME_ (the definition), NAME, NAME__ and UPPER.
@@ -51,6 +55,15 @@ const void* cbuffer(void* f) { return buffer(f); }
 MPI_Comm comm(const MPI_Fint* c) { return MPI_Comm_f2c(*c); }
 MPI_Datatype type(const MPI_Fint* t) { return MPI_Type_f2c(*t); }
 MPI_Op op(const MPI_Fint* o) { return MPI_Op_f2c(*o); }
+
+/// Sleeps until the library's requests among the Fortran handles `requests[0..count)` are done
+/// (completion::await); converts nothing while the library has none.
+void await(MPI_Fint count, const MPI_Fint* requests, bool all) {
+  if (!ragged::pmpi::completion::tracking() || count <= 0 || requests == nullptr) return;
+  std::vector<MPI_Request> c(static_cast<std::size_t>(count));
+  for (MPI_Fint i = 0; i < count; ++i) c[static_cast<std::size_t>(i)] = MPI_Request_f2c(requests[i]);
+  ragged::pmpi::completion::await(static_cast<int>(count), c.data(), all);
+}
 
 }  // namespace
 
@@ -344,6 +357,37 @@ RAGGED_PMPI_EXPORT void mpi_ibarrier_(MPI_Fint* c, MPI_Fint* request, MPI_Fint* 
   *request = MPI_Request_c2f(r);
 }
 RAGGED_FORTRAN_ALIASES(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+
+// MPI_WAIT, MPI_WAITALL, MPI_WAITANY, MPI_WAITSOME: Open MPI's own call PMPI_Wait & co., which
+// poll on the library's requests (completion.hpp): each sleeps on the library's requests among its
+// arguments, then hands the call to Open MPI's binding under its profiling name.
+extern "C" void pmpi_wait_(MPI_Fint*, MPI_Fint*, MPI_Fint*) __attribute__((weak));
+extern "C" void pmpi_waitall_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*) __attribute__((weak));
+extern "C" void pmpi_waitany_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*) __attribute__((weak));
+extern "C" void pmpi_waitsome_(MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*) __attribute__((weak));
+
+RAGGED_PMPI_EXPORT void mpi_wait_(MPI_Fint* request, MPI_Fint* status, MPI_Fint* ierr) {
+  await(1, request, true);
+  pmpi_wait_(request, status, ierr);
+}
+RAGGED_FORTRAN_ALIASES(mpi_wait, MPI_WAIT, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+RAGGED_PMPI_EXPORT void mpi_waitall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* statuses, MPI_Fint* ierr) {
+  await(*count, requests, true);
+  pmpi_waitall_(count, requests, statuses, ierr);
+}
+RAGGED_FORTRAN_ALIASES(mpi_waitall, MPI_WAITALL, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+RAGGED_PMPI_EXPORT void mpi_waitany_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* index, MPI_Fint* status,
+                                     MPI_Fint* ierr) {
+  await(*count, requests, false);
+  pmpi_waitany_(count, requests, index, status, ierr);
+}
+RAGGED_FORTRAN_ALIASES(mpi_waitany, MPI_WAITANY, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+RAGGED_PMPI_EXPORT void mpi_waitsome_(MPI_Fint* incount, MPI_Fint* requests, MPI_Fint* outcount, MPI_Fint* indices,
+                                      MPI_Fint* statuses, MPI_Fint* ierr) {
+  await(*incount, requests, false);
+  pmpi_waitsome_(incount, requests, outcount, indices, statuses, ierr);
+}
+RAGGED_FORTRAN_ALIASES(mpi_waitsome, MPI_WAITSOME, (MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
 
 // MPI_FINALIZE: Open MPI's own calls PMPI_Finalize, which would skip the library's MPI_Finalize
 // (RAGGED_REPORT's report, freeing the communicators' states). The C entry point does both.

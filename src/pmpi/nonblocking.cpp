@@ -14,6 +14,7 @@
 #include <thread>
 #include <utility>
 
+#include "completion.hpp"
 #include "pmpi.hpp"
 #include "report_internal.hpp"
 #include "site_prediction.hpp"
@@ -22,7 +23,7 @@ namespace ragged::pmpi::nonblocking {
 namespace {
 
 /// Whether the calling thread is a worker.
-thread_local bool on_worker = false;
+thread_local bool on_worker_thread = false;
 
 /// A request's extra state: what the worker leaves for the waiting thread. The worker writes it
 /// before MPI_Grequest_complete and never touches it after; the free callback deletes it. The
@@ -32,6 +33,8 @@ struct Completion {
   std::mutex mutex;
   int code = MPI_SUCCESS;
   std::string outcome = "none";  ///< what ran (note_last of the worker's thread)
+  MPI_Request handle = MPI_REQUEST_NULL;
+  completion::Token token;  ///< the MPI_Wait family sleeps on it (completion.hpp)
 };
 
 int query(void* extra, MPI_Status* status) {
@@ -46,7 +49,9 @@ int query(void* extra, MPI_Status* status) {
 }
 
 int release(void* extra) {
-  delete static_cast<Completion*>(extra);
+  auto* done = static_cast<Completion*>(extra);
+  completion::untrack(done->handle, done->token.get());
+  delete done;
   return MPI_SUCCESS;
 }
 
@@ -158,7 +163,7 @@ void Worker::run(Task& task) {
 }
 
 void Worker::loop() {
-  on_worker = true;
+  on_worker_thread = true;
   prediction::off_on_this_thread();  // the arrival monitors follow the program's thread (docs/pmpi.md)
   PMPI_Wait(&dup_, MPI_STATUS_IGNORE);
   {
@@ -211,7 +216,7 @@ int forget(MPI_Comm /*comm*/, int /*keyval*/, void* value, void* /*extra*/) {
   // collective: the other ranks posted theirs too). MPICH holds the communicator until the idup
   // completes and deletes the attribute then, possibly inside a worker's own wait for its copy:
   // it must not wait there.
-  if (!on_worker) worker->await_copy();
+  if (!on_worker_thread) worker->await_copy();
 #endif
   worker->stop();
   return MPI_SUCCESS;
@@ -246,6 +251,8 @@ Worker& worker_of(MPI_Comm comm) {
 }
 
 }  // namespace
+
+bool on_worker() { return on_worker_thread; }
 
 bool available() {
   static const bool granted = [] {
@@ -300,7 +307,9 @@ int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Reque
     if (rc != MPI_SUCCESS) throw TransportError(rc, "MPI_Grequest_start failed", "nonblocking collective");
     Completion* extra = done.release();  // the request's now: release() deletes it
     const MPI_Request handle = *request;
-    return [extra, handle](int code, const std::string& outcome) {
+    extra->handle = handle;
+    extra->token = completion::track(handle);
+    return [extra, handle, token = extra->token](int code, const std::string& outcome) {
       {
         const std::lock_guard<std::mutex> lock(extra->mutex);
         extra->code = code;
@@ -308,6 +317,7 @@ int post(MPI_Comm comm, report::Kind kind, Job job, Describe describe, MPI_Reque
       }
       MPI_Request r = handle;
       PMPI_Grequest_complete(r);  // the request (and `extra`) are the waiting thread's now
+      completion::done(token);
     };
   });
 }

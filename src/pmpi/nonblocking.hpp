@@ -51,6 +51,9 @@ using Start = std::function<Finish()>;
 /// MPI_THREAD_MULTIPLE (said once, on every rank, when it did not: such calls go to the MPI library).
 [[nodiscard]] bool available();
 
+/// Whether the calling thread is a worker.
+[[nodiscard]] bool on_worker();
+
 /// Whether `comm` can have a worker: not MPI_COMM_NULL, not an intercommunicator.
 [[nodiscard]] bool takes(MPI_Comm comm);
 

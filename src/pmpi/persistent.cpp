@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "completion.hpp"
 #include "pmpi.hpp"
 
 namespace ragged::pmpi::persistent {
@@ -77,15 +78,18 @@ bool start(MPI_Request* request, int& code) {
   code = PMPI_Start(request);  // the synchronous send that the worker's receive completes
   if (code != MPI_SUCCESS) return true;
   const MPI_Comm self = registry().self;
-  code = nonblocking::post_then(entry->comm, entry->kind, entry->job, entry->describe, [entry, self] {
-    return [entry, self](int /*code*/, const std::string& outcome) {
+  completion::Token token = completion::track(*request);
+  code = nonblocking::post_then(entry->comm, entry->kind, entry->job, entry->describe, [entry, self, token] {
+    return [entry, self, token](int /*code*/, const std::string& outcome) {
       {
         const std::lock_guard<std::mutex> lock(entry->mutex);
         entry->outcome = outcome;
       }
       PMPI_Recv(nullptr, 0, MPI_BYTE, 0, entry->tag, self, MPI_STATUS_IGNORE);
+      completion::done(token);
     };
   });
+  if (code != MPI_SUCCESS) completion::done(token);  // nothing runs: MPI_Wait must not sleep on it
   return true;
 }
 
@@ -93,7 +97,10 @@ void forget(MPI_Request request) {
   if (live.load(std::memory_order_relaxed) == 0) return;
   Registry& r = registry();
   const std::lock_guard<std::mutex> lock(r.mutex);
-  if (r.entries.erase(request) != 0) live.fetch_sub(1);
+  if (r.entries.erase(request) != 0) {
+    live.fetch_sub(1);
+    completion::untrack(request, nullptr);
+  }
 }
 
 const char* outcome(MPI_Request request) {

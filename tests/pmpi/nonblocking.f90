@@ -2,7 +2,7 @@
 ! nonblocking form of every collective the library defines (MPI_IALLREDUCE & co.), for every
 ! algorithm of the registry forced through RAGGED_<COLLECTIVE> (the list file is the first
 ! argument) and `auto`, with computation between the post and the completion, completed by
-! MPI_WAIT or by a loop of MPI_TEST in turn. Results are checked exactly against integers computed
+! MPI_WAIT, a loop of MPI_TEST, MPI_WAITALL, MPI_WAITANY or MPI_WAITSOME in turn. Results are checked exactly against integers computed
 ! here, and the library must name the forced algorithm (or its fallback) after the completion.
 program pmpi_fortran_nonblocking
   use mpi
@@ -65,11 +65,12 @@ contains
 
   include 'fortran_checks.inc'
 
-  ! Computation, then the request completed by MPI_WAIT or by MPI_TEST in a loop, in turn.
+  ! Computation, then the request completed by MPI_WAIT, MPI_TEST in a loop, MPI_WAITALL,
+  ! MPI_WAITANY or MPI_WAITSOME (beside MPI_REQUEST_NULL), in turn.
   subroutine complete(request)
     integer, intent(inout) :: request
     double precision :: x
-    integer :: i
+    integer :: i, reqs(2), index, outcount, indices(2)
     logical :: flag
     x = 1d0
     do i = 1, 20000
@@ -78,14 +79,29 @@ contains
     if (x < 0) write (0, *) x
     posts = posts + 1
     if (ierr /= MPI_SUCCESS) return
-    if (mod(posts, 2) == 0) then
+    select case (mod(posts, 5))
+    case (0)
       call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
-    else
+    case (1)
       flag = .false.
       do while (.not. flag .and. ierr == MPI_SUCCESS)
         call MPI_Test(request, flag, MPI_STATUS_IGNORE, ierr)
       end do
-    end if
+    case (2)
+      reqs = [MPI_REQUEST_NULL, request]
+      call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE, ierr)
+      request = reqs(2)
+    case (3)
+      reqs = [request, MPI_REQUEST_NULL]
+      call MPI_Waitany(2, reqs, index, MPI_STATUS_IGNORE, ierr)
+      request = reqs(1)
+      if (index /= 1) ierr = MPI_ERR_REQUEST
+    case default
+      reqs = [MPI_REQUEST_NULL, request]
+      call MPI_Waitsome(2, reqs, outcount, indices, MPI_STATUSES_IGNORE, ierr)
+      request = reqs(2)
+      if (outcount /= 1 .or. indices(1) /= 2) ierr = MPI_ERR_REQUEST
+    end select
     if (request /= MPI_REQUEST_NULL) ierr = MPI_ERR_REQUEST
   end subroutine
 
