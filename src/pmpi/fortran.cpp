@@ -28,6 +28,10 @@
 #include "completion.hpp"
 #include "pmpi.hpp"
 
+#if defined(OPEN_MPI)
+#include <mpi-ext.h>  // OMPI_HAVE_MPI_EXT_PCOLLREQ, MPIX_Allreduce_init & co.
+#endif
+
 // Every entry point in its four spellings: NAME_ (the definition), NAME, NAME__ and UPPER.
 #define RAGGED_FORTRAN_ALIASES(lower, upper, params)                           \
   RAGGED_PMPI_EXPORT void lower params __attribute__((alias(#lower "_")));     \
@@ -193,170 +197,122 @@ RAGGED_FORTRAN_ALIASES(mpi_barrier, MPI_BARRIER, (MPI_Fint*, MPI_Fint*))
 
 // The nonblocking collectives (collectives_nonblocking.cpp): the request goes back to Fortran as
 // MPI_Request_c2f of the C one, which MPI_WAIT & co. (Open MPI's own) convert back.
-RAGGED_PMPI_EXPORT void mpi_iallgather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
-                                        MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* c, MPI_Fint* request,
-                                        MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iallgather(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
-                         comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_iallgather, MPI_IALLGATHER,
-                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+// The nonblocking collectives (MPI_IALLREDUCE & co.) and, where Open MPI has them (its pcollreq
+// extension), the persistent ones (MPIX_ALLREDUCE_INIT & co.): each returns MPI_Request_c2f of the C
+// request. One line per collective: its name, its Fortran parameters before the request, and the
+// C call's arguments before the request.
+#define RAGGED_UNPAREN(...) __VA_ARGS__
+#define RAGGED_FORTRAN_NONBLOCKING(lower, upper, Name, params, args)                                  \
+  RAGGED_PMPI_EXPORT void mpi_i##lower##_(RAGGED_UNPAREN params, MPI_Fint* request, MPI_Fint* ierr) { \
+    MPI_Request r = MPI_REQUEST_NULL;                                                                 \
+    *ierr = MPI_I##lower(RAGGED_UNPAREN args, &r);                                                    \
+    *request = MPI_Request_c2f(r);                                                                    \
+  }                                                                                                   \
+  RAGGED_FORTRAN_ALIASES(mpi_i##lower, MPI_I##upper, (RAGGED_UNPAREN params, MPI_Fint*, MPI_Fint*))
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+#define RAGGED_FORTRAN_PERSISTENT(lower, upper, Name, params, args)                                      \
+  RAGGED_PMPI_EXPORT void mpix_##lower##_init_(RAGGED_UNPAREN params, MPI_Fint* info, MPI_Fint* request, \
+                                               MPI_Fint* ierr) {                                         \
+    MPI_Request r = MPI_REQUEST_NULL;                                                                    \
+    *ierr = MPIX_##Name##_init(RAGGED_UNPAREN args, MPI_Info_f2c(*info), &r);                            \
+    *request = MPI_Request_c2f(r);                                                                       \
+  }                                                                                                      \
+  RAGGED_FORTRAN_ALIASES(mpix_##lower##_init, MPIX_##upper##_INIT,                                       \
+                         (RAGGED_UNPAREN params, MPI_Fint*, MPI_Fint*, MPI_Fint*))
+#else
+#define RAGGED_FORTRAN_PERSISTENT(lower, upper, Name, params, args)
+#endif
+#define RAGGED_FORTRAN_REQUESTS(lower, upper, Name, params, args) \
+  RAGGED_FORTRAN_NONBLOCKING(lower, upper, Name, params, args)    \
+  RAGGED_FORTRAN_PERSISTENT(lower, upper, Name, params, args)
 
-RAGGED_PMPI_EXPORT void mpi_iallgatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
-                                         MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* c,
-                                         MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iallgatherv(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
-                          type(recvtype), comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_iallgatherv, MPI_IALLGATHERV,
-                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
-                        MPI_Fint*))
+RAGGED_FORTRAN_REQUESTS(allgather, ALLGATHER, Allgather,
+                        (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount,
+                         MPI_Fint* recvtype, MPI_Fint* c),
+                        (cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
+                         comm(c)))
+RAGGED_FORTRAN_REQUESTS(allgatherv, ALLGATHERV, Allgatherv,
+                        (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts,
+                         MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* c),
+                        (cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
+                         type(recvtype), comm(c)))
+RAGGED_FORTRAN_REQUESTS(allreduce, ALLREDUCE, Allreduce,
+                        (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o, MPI_Fint* c),
+                        (cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c)))
+RAGGED_FORTRAN_REQUESTS(alltoall, ALLTOALL, Alltoall,
+                        (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount,
+                         MPI_Fint* recvtype, MPI_Fint* c),
+                        (cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
+                         comm(c)))
+RAGGED_FORTRAN_REQUESTS(alltoallv, ALLTOALLV, Alltoallv,
+                        (void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype, void* recvbuf,
+                         MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* c),
+                        (cbuffer(sendbuf), sendcounts, sdispls, type(sendtype), buffer(recvbuf), recvcounts, rdispls,
+                         type(recvtype), comm(c)))
+RAGGED_FORTRAN_REQUESTS(bcast, BCAST, Bcast,
+                        (void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c),
+                        (buffer(buf), *count, type(datatype), *root, comm(c)))
+RAGGED_FORTRAN_REQUESTS(reduce, REDUCE, Reduce,
+                        (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o, MPI_Fint* root,
+                         MPI_Fint* c),
+                        (cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), *root, comm(c)))
+RAGGED_FORTRAN_REQUESTS(gather, GATHER, Gather,
+                        (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount,
+                         MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c),
+                        (cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
+                         *root, comm(c)))
+RAGGED_FORTRAN_REQUESTS(gatherv, GATHERV, Gatherv,
+                        (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcounts,
+                         MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c),
+                        (cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
+                         type(recvtype), *root, comm(c)))
+RAGGED_FORTRAN_REQUESTS(scatter, SCATTER, Scatter,
+                        (void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf, MPI_Fint* recvcount,
+                         MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c),
+                        (cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
+                         *root, comm(c)))
+RAGGED_FORTRAN_REQUESTS(scatterv, SCATTERV, Scatterv,
+                        (void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype, void* recvbuf,
+                         MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c),
+                        (cbuffer(sendbuf), sendcounts, displs, type(sendtype), buffer(recvbuf), *recvcount,
+                         type(recvtype), *root, comm(c)))
+RAGGED_FORTRAN_REQUESTS(scan, SCAN, Scan,
+                        (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o, MPI_Fint* c),
+                        (cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c)))
+RAGGED_FORTRAN_REQUESTS(exscan, EXSCAN, Exscan,
+                        (void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o, MPI_Fint* c),
+                        (cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c)))
+RAGGED_FORTRAN_REQUESTS(reduce_scatter_block, REDUCE_SCATTER_BLOCK, Reduce_scatter_block,
+                        (void* sendbuf, void* recvbuf, MPI_Fint* recvcount, MPI_Fint* datatype, MPI_Fint* o,
+                         MPI_Fint* c),
+                        (cbuffer(sendbuf), buffer(recvbuf), *recvcount, type(datatype), op(o), comm(c)))
+RAGGED_FORTRAN_REQUESTS(reduce_scatter, REDUCE_SCATTER, Reduce_scatter,
+                        (void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype, MPI_Fint* o,
+                         MPI_Fint* c),
+                        (cbuffer(sendbuf), buffer(recvbuf), recvcounts, type(datatype), op(o), comm(c)))
+RAGGED_FORTRAN_REQUESTS(barrier, BARRIER, Barrier, (MPI_Fint * c), (comm(c)))
 
-RAGGED_PMPI_EXPORT void mpi_iallreduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
-                                        MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iallreduce(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c), &r);
-  *request = MPI_Request_c2f(r);
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ)
+// MPI_START, MPI_STARTALL, MPI_REQUEST_FREE: Open MPI's own call PMPI_Start & co., which would
+// start the library's persistent requests without their collective (collectives_persistent.cpp).
+RAGGED_PMPI_EXPORT void mpi_start_(MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_Request_f2c(*request);
+  *ierr = MPI_Start(&r);
 }
-RAGGED_FORTRAN_ALIASES(mpi_iallreduce, MPI_IALLREDUCE,
-                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ialltoall_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
-                                       MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* c, MPI_Fint* request,
-                                       MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ialltoall(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype),
-                        comm(c), &r);
-  *request = MPI_Request_c2f(r);
+RAGGED_FORTRAN_ALIASES(mpi_start, MPI_START, (MPI_Fint*, MPI_Fint*))
+RAGGED_PMPI_EXPORT void mpi_startall_(MPI_Fint* count, MPI_Fint* requests, MPI_Fint* ierr) {
+  std::vector<MPI_Request> c(static_cast<std::size_t>(*count > 0 ? *count : 0));
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = MPI_Request_f2c(requests[i]);
+  *ierr = MPI_Startall(*count, c.data());
 }
-RAGGED_FORTRAN_ALIASES(mpi_ialltoall, MPI_IALLTOALL,
-                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ialltoallv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtype,
-                                        void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype,
-                                        MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ialltoallv(cbuffer(sendbuf), sendcounts, sdispls, type(sendtype), buffer(recvbuf), recvcounts, rdispls,
-                         type(recvtype), comm(c), &r);
-  *request = MPI_Request_c2f(r);
+RAGGED_FORTRAN_ALIASES(mpi_startall, MPI_STARTALL, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+RAGGED_PMPI_EXPORT void mpi_request_free_(MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_Request_f2c(*request);
+  *ierr = MPI_Request_free(&r);
+  if (*ierr == MPI_SUCCESS) *request = MPI_Request_c2f(r);
 }
-RAGGED_FORTRAN_ALIASES(mpi_ialltoallv, MPI_IALLTOALLV,
-                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
-                        MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ibcast_(void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c,
-                                    MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ibcast(buffer(buf), *count, type(datatype), *root, comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_ibcast, MPI_IBCAST,
-                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ireduce_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
-                                     MPI_Fint* root, MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ireduce(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), *root, comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_ireduce, MPI_IREDUCE,
-                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_igather_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
-                                     MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c,
-                                     MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Igather(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), *root,
-                      comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_igather, MPI_IGATHER,
-                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
-                        MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_igatherv_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
-                                      MPI_Fint* recvcounts, MPI_Fint* displs, MPI_Fint* recvtype, MPI_Fint* root,
-                                      MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Igatherv(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), recvcounts, displs,
-                       type(recvtype), *root, comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_igatherv, MPI_IGATHERV,
-                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
-                        MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_iscatter_(void* sendbuf, MPI_Fint* sendcount, MPI_Fint* sendtype, void* recvbuf,
-                                      MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root, MPI_Fint* c,
-                                      MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iscatter(cbuffer(sendbuf), *sendcount, type(sendtype), buffer(recvbuf), *recvcount, type(recvtype), *root,
-                       comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_iscatter, MPI_ISCATTER,
-                       (void*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
-                        MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_iscatterv_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* displs, MPI_Fint* sendtype,
-                                       void* recvbuf, MPI_Fint* recvcount, MPI_Fint* recvtype, MPI_Fint* root,
-                                       MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iscatterv(cbuffer(sendbuf), sendcounts, displs, type(sendtype), buffer(recvbuf), *recvcount,
-                        type(recvtype), *root, comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_iscatterv, MPI_ISCATTERV,
-                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
-                        MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_iscan_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
-                                   MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iscan(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_iscan, MPI_ISCAN,
-                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_iexscan_(void* sendbuf, void* recvbuf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* o,
-                                     MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Iexscan(cbuffer(sendbuf), buffer(recvbuf), *count, type(datatype), op(o), comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_iexscan, MPI_IEXSCAN,
-                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ireduce_scatter_block_(void* sendbuf, void* recvbuf, MPI_Fint* recvcount,
-                                                   MPI_Fint* datatype, MPI_Fint* o, MPI_Fint* c, MPI_Fint* request,
-                                                   MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ireduce_scatter_block(cbuffer(sendbuf), buffer(recvbuf), *recvcount, type(datatype), op(o), comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_ireduce_scatter_block, MPI_IREDUCE_SCATTER_BLOCK,
-                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ireduce_scatter_(void* sendbuf, void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* datatype,
-                                             MPI_Fint* o, MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ireduce_scatter(cbuffer(sendbuf), buffer(recvbuf), recvcounts, type(datatype), op(o), comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_ireduce_scatter, MPI_IREDUCE_SCATTER,
-                       (void*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*))
-
-RAGGED_PMPI_EXPORT void mpi_ibarrier_(MPI_Fint* c, MPI_Fint* request, MPI_Fint* ierr) {
-  MPI_Request r = MPI_REQUEST_NULL;
-  *ierr = MPI_Ibarrier(comm(c), &r);
-  *request = MPI_Request_c2f(r);
-}
-RAGGED_FORTRAN_ALIASES(mpi_ibarrier, MPI_IBARRIER, (MPI_Fint*, MPI_Fint*, MPI_Fint*))
+RAGGED_FORTRAN_ALIASES(mpi_request_free, MPI_REQUEST_FREE, (MPI_Fint*, MPI_Fint*))
+#endif
 
 // MPI_WAIT, MPI_WAITALL, MPI_WAITANY, MPI_WAITSOME: Open MPI's own call PMPI_Wait & co., which
 // poll on the library's requests (completion.hpp): each sleeps on the library's requests among its

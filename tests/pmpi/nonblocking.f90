@@ -4,12 +4,44 @@
 ! argument) and `auto`, with computation between the post and the completion, completed by
 ! MPI_WAIT, a loop of MPI_TEST, MPI_WAITALL, MPI_WAITANY or MPI_WAITSOME in turn. Results are checked exactly against integers computed
 ! here, and the library must name the forced algorithm (or its fallback) after the completion.
+#ifdef T_PERSISTENT
+! Built as pmpi_fortran_persistent: every nonblocking call becomes its persistent form, made and
+! started (persistent_calls.F90), completed as below, then freed; what ran is what the library
+! says of the request (fortran_persistent.c).
+#define MPI_Iallgather t_iallgather
+#define MPI_Iallgatherv t_iallgatherv
+#define MPI_Iallreduce t_iallreduce
+#define MPI_Ialltoall t_ialltoall
+#define MPI_Ialltoallv t_ialltoallv
+#define MPI_Ibcast t_ibcast
+#define MPI_Ireduce t_ireduce
+#define MPI_Igather t_igather
+#define MPI_Igatherv t_igatherv
+#define MPI_Iscatter t_iscatter
+#define MPI_Iscatterv t_iscatterv
+#define MPI_Iscan t_iscan
+#define MPI_Iexscan t_iexscan
+#define MPI_Ireduce_scatter_block t_ireduce_scatter_block
+#define MPI_Ireduce_scatter t_ireduce_scatter
+#define MPI_Ibarrier t_ibarrier
+#endif
 program pmpi_fortran_nonblocking
   use mpi
   use, intrinsic :: iso_c_binding
   implicit none
 
   include 'fortran_interfaces.inc'
+#ifdef T_PERSISTENT
+  interface
+    subroutine t_note(request) bind(C, name='t_note')
+      import :: c_int
+      integer(c_int) :: request
+    end subroutine
+    type(c_ptr) function t_persistent_last() bind(C, name='t_persistent_last')
+      import :: c_ptr
+    end function
+  end interface
+#endif
 
   integer, parameter :: n = 7
   integer :: ierr, rank, procs, unit, ios, k, passed, failed, posts
@@ -31,6 +63,9 @@ program pmpi_fortran_nonblocking
   fp = c_dlsym(c_null_ptr, 'ragged_pmpi_last_algorithm' // c_null_char)
   if (.not. c_associated(fp)) call PMPI_Abort(MPI_COMM_WORLD, 2, ierr)
   call c_f_procpointer(fp, last)
+#ifdef T_PERSISTENT
+  last => t_persistent_last
+#endif
   fp = c_dlsym(c_null_ptr, 'ragged_pmpi_reread_environment' // c_null_char)
   if (.not. c_associated(fp)) call PMPI_Abort(MPI_COMM_WORLD, 2, ierr)
   call c_f_procpointer(fp, reread)
@@ -102,6 +137,13 @@ contains
       request = reqs(2)
       if (outcount /= 1 .or. indices(1) /= 2) ierr = MPI_ERR_REQUEST
     end select
+#ifdef T_PERSISTENT
+    ! Inactive, not freed: what its start ran, then MPI_REQUEST_FREE.
+    if (ierr == MPI_SUCCESS .and. request /= MPI_REQUEST_NULL) then
+      call t_note(request)
+      call MPI_Request_free(request, ierr)
+    end if
+#endif
     if (request /= MPI_REQUEST_NULL) ierr = MPI_ERR_REQUEST
   end subroutine
 
