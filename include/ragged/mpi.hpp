@@ -90,4 +90,11 @@ struct Resources {
 /// Adds the "native" algorithm of each collective (the MPI library's own) to the Registry.
 void register_native_algorithms();
 
+/// Windows made on the calling thread from now on are emulated ones (notified puts over two-sided
+/// messages, docs/backends/mpi.md), whatever RAGGED_WINDOW says: Open MPI 4.1's RMA windows used by
+/// several threads at once hang (MPICH's test suite's coll/nonblocking3 under the PMPI library,
+/// whose workers each run a communicator's collectives). Every rank of a communicator must call it
+/// on the threads that run its collectives, or none (the kind of a window is collective).
+void emulate_windows_on_this_thread();
+
 }  // namespace ragged::mpi

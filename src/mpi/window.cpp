@@ -202,6 +202,9 @@ bool rma_may_alias(MpiComm& comm) {
 #endif
 }
 
+/// Set by emulate_windows_on_this_thread().
+thread_local bool emulated_on_this_thread = false;
+
 }  // namespace
 
 std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifications) {
@@ -216,7 +219,7 @@ std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifi
   if (mode != "auto" && mode != "rma" && mode != "emulated") {
     throw InvalidArgument("RAGGED_WINDOW", "'" + mode + "' is not a window kind (expected auto, rma or emulated)");
   }
-  if (mode == "emulated") return make_emulated_window(comm, bytes, notifications);
+  if (mode == "emulated" || emulated_on_this_thread) return make_emulated_window(comm, bytes, notifications);
   if (mode == "auto" && rma_may_alias(comm)) return make_emulated_window(comm, bytes, notifications);
   try {
     return std::make_unique<MpiWindow>(comm, bytes, notifications);
@@ -227,3 +230,7 @@ std::unique_ptr<Window> make_window(MpiComm& comm, std::size_t bytes, int notifi
 }
 
 }  // namespace ragged::mpi::detail
+
+namespace ragged::mpi {
+void emulate_windows_on_this_thread() { detail::emulated_on_this_thread = true; }
+}  // namespace ragged::mpi

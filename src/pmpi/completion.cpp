@@ -26,6 +26,48 @@ Table& table() {
 /// How many requests are tracked: the MPI_Wait family looks nothing up while 0.
 std::atomic<long> tracked{0};
 
+/// What is pinned, and the frees that wait for the last pin to go.
+struct Pins {
+  std::mutex mutex;
+  long count = 0;
+  std::vector<MPI_Datatype> types;
+  std::vector<MPI_Op> ops;
+};
+Pins& pins() {
+  static Pins* p = new Pins;  // never destroyed: a worker may unpin during static destruction
+  return *p;
+}
+
+/// Frees `*handle` now (nothing pinned) or when the last pin goes; the handle is null at once.
+/// Whether MPI would refuse to free it (a predefined handle): then it answers at once.
+bool predefined(MPI_Datatype type) {
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
+  return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS ||
+         combiner == MPI_COMBINER_NAMED;
+}
+bool predefined(MPI_Op op) {
+  for (const MPI_Op named : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
+                             MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP}) {
+    if (op == named) return true;
+  }
+  return false;
+}
+
+template <class Handle>
+int free_later(Handle* handle, Handle null, std::vector<Handle> Pins::*later, int (*free_now)(Handle*)) {
+  if (handle == nullptr || *handle == null || predefined(*handle)) return free_now(handle);  // MPI's error
+  Pins& p = pins();
+  {
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.count > 0) {
+      (p.*later).push_back(*handle);
+      *handle = null;
+      return MPI_SUCCESS;
+    }
+  }
+  return free_now(handle);
+}
+
 }  // namespace
 
 Token track(MPI_Request request) {
@@ -55,6 +97,26 @@ void untrack(MPI_Request request, const Flag* flag) {
   if (it == t.flags.end() || (flag != nullptr && it->second.get() != flag)) return;
   t.flags.erase(it);
   tracked.fetch_sub(1);
+}
+
+void pin() {
+  Pins& p = pins();
+  const std::lock_guard<std::mutex> lock(p.mutex);
+  ++p.count;
+}
+
+void unpin() {
+  Pins& p = pins();
+  std::vector<MPI_Datatype> types;
+  std::vector<MPI_Op> ops;
+  {
+    const std::lock_guard<std::mutex> lock(p.mutex);
+    if (--p.count > 0) return;
+    types.swap(p.types);
+    ops.swap(p.ops);
+  }
+  for (MPI_Datatype& type : types) PMPI_Type_free(&type);
+  for (MPI_Op& op : ops) PMPI_Op_free(&op);
 }
 
 bool tracking() { return tracked.load(std::memory_order_relaxed) != 0; }
@@ -90,6 +152,14 @@ void await(int count, const MPI_Request* requests, bool all) {
 namespace pmpi = ragged::pmpi;
 
 extern "C" {
+
+RAGGED_PMPI_EXPORT int MPI_Type_free(MPI_Datatype* type) {
+  return pmpi::completion::free_later(type, MPI_DATATYPE_NULL, &pmpi::completion::Pins::types, &PMPI_Type_free);
+}
+
+RAGGED_PMPI_EXPORT int MPI_Op_free(MPI_Op* op) {
+  return pmpi::completion::free_later(op, MPI_OP_NULL, &pmpi::completion::Pins::ops, &PMPI_Op_free);
+}
 
 RAGGED_PMPI_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (request != nullptr) pmpi::completion::await(1, request, true);

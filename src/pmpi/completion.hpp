@@ -11,6 +11,11 @@
 // holds a core the worker needs; where a node has fewer cores than threads (oversubscribed) the
 // collective then advances one algorithm step per time slice. Asleep, the waiting thread gives its
 // core to the worker. MPI_Test and its siblings stay the MPI library's: they never block.
+//
+//   MPI_Type_free(t) / MPI_Op_free(o)
+//     no job or persistent request of the library's alive   -> PMPI_..._free
+//     else: *t = null now; PMPI_..._free once the last of them has ended (the worker may still
+//           use it: MPI lets the program free a datatype or an operator after the post)
 #pragma once
 
 #include <mpi.h>
@@ -43,5 +48,13 @@ void untrack(MPI_Request request, const Flag* flag);
 /// one of them when every active request among them is tracked (Waitany, Waitsome). Returns at
 /// once when none is tracked, or on a worker.
 void await(int count, const MPI_Request* requests, bool all);
+
+/// The program's datatypes and operators outlive the calls that use them (MPI lets a program free
+/// them once the call is posted, or once a persistent request is made): pin() when a job or a
+/// persistent request begins, unpin() when it ends. MPI_Type_free and MPI_Op_free (defined by the
+/// library) free at once while nothing is pinned, else when the last pin goes: the program's
+/// handle becomes null at once either way.
+void pin();
+void unpin();
 
 }  // namespace ragged::pmpi::completion

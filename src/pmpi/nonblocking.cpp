@@ -16,6 +16,7 @@
 
 #include "completion.hpp"
 #include "pmpi.hpp"
+#include "ragged/mpi.hpp"
 #include "report_internal.hpp"
 #include "site_prediction.hpp"
 
@@ -149,6 +150,7 @@ void Worker::run(Task& task) {
   } catch (const std::exception& e) {
     code = raise_error(shadow_, e.what(), "a nonblocking collective", MPI_ERR_INTERN);
   }
+  completion::unpin();  // the program's datatypes and operators: done with them
   const double exit = report::now();
   if (task.recorded && code == MPI_SUCCESS && report::enabled()) {
     try {
@@ -164,7 +166,8 @@ void Worker::run(Task& task) {
 
 void Worker::loop() {
   on_worker_thread = true;
-  prediction::off_on_this_thread();  // the arrival monitors follow the program's thread (docs/pmpi.md)
+  ragged::mpi::emulate_windows_on_this_thread();  // RMA windows of several workers at once hang
+  prediction::off_on_this_thread();               // the arrival monitors follow the program's thread (docs/pmpi.md)
   PMPI_Wait(&dup_, MPI_STATUS_IGNORE);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -289,6 +292,7 @@ int post_then(MPI_Comm comm, report::Kind kind, Job job, Describe describe, cons
     }
     Worker& worker = worker_of(comm);
     task.finish = start();
+    completion::pin();  // until the job has run (MPI_Type_free, MPI_Op_free may come first)
     worker.push(std::move(task));
     return MPI_SUCCESS;
   } catch (const TransportError& e) {

@@ -68,6 +68,7 @@ int make(MPI_Comm comm, report::Kind kind, nonblocking::Job job, nonblocking::De
   if (rc != MPI_SUCCESS) return raise_error(comm, "MPI_Ssend_init failed", report::name_of(kind), class_of(rc));
   r.entries[*request] = std::move(entry);
   live.fetch_add(1);
+  completion::pin();  // its datatypes and operators, until MPI_Request_free
   return MPI_SUCCESS;
 }
 
@@ -100,6 +101,7 @@ void forget(MPI_Request request) {
   if (r.entries.erase(request) != 0) {
     live.fetch_sub(1);
     completion::untrack(request, nullptr);
+    completion::unpin();
   }
 }
 

@@ -4,7 +4,8 @@
  * fewer cores than threads takes the core the worker needs). For MPI_Wait, MPI_Waitall,
  * MPI_Waitany, MPI_Waitsome on nonblocking allreduces, MPI_Wait on a started persistent one, and
  * an MPI_Waitany mixing the library's request with a receive of the program's (which must
- * complete first and correctly: the library may not sleep there). Every result is checked.
+ * complete first and correctly: the library may not sleep there). Every result is checked. And an
+ * allreduce whose derived datatype and user operator the program frees before the wait.
  *   mpirun -n 3 -x RAGGED_ALLREDUCE=ring pmpi_wait_sleeps */
 #include <time.h>
 #include <unistd.h>
@@ -125,6 +126,36 @@ static void persistent(int salt) {
 }
 #endif
 
+/* A sum over pairs of ints (the datatype below is two ints). */
+static void pair_sum(void* in, void* inout, int* len, MPI_Datatype* type) {
+  (void)type;
+  for (int i = 0; i < 2 * *len; ++i) ((int*)inout)[i] += ((const int*)in)[i];
+}
+
+/* MPI lets a program free a datatype and an operator once the call that uses them is posted: the
+ * library's worker must still be able to run it. Rank 1 posts its barrier 200 ms late, so every
+ * other rank's worker is still in the barrier when the program posts the allreduce and frees its
+ * datatype and operator: the allreduce starts after the frees. */
+static void freed_before_wait(int salt) {
+  MPI_Datatype pair = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Op op = MPI_OP_NULL;
+  MPI_Op_create(&pair_sum, 1, &op);
+  fill(salt);
+  PMPI_Barrier(MPI_COMM_WORLD);
+  if (t_rank == 1) usleep(LATE_US);
+  MPI_Request requests[2];
+  MPI_Ibarrier(MPI_COMM_WORLD, &requests[0]);
+  MPI_Iallreduce(in, out, N / 2, pair, op, MPI_COMM_WORLD, &requests[1]);
+  MPI_Type_free(&pair);
+  MPI_Op_free(&op);
+  t_check(pair == MPI_DATATYPE_NULL && op == MPI_OP_NULL, "freed handles are not null");
+  MPI_Status statuses[2];
+  MPI_Waitall(2, requests, statuses);
+  check_sum("allreduce with its datatype and operator freed before the wait", salt);
+}
+
 int main(int argc, char** argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -139,6 +170,7 @@ int main(int argc, char** argv) {
   one("MPI_Waitany", 3);
   one("MPI_Waitsome", 4);
   mixed(5);
+  if (t_size > 1) freed_before_wait(7);
 #if defined(W_INIT)
   persistent(6);
 #endif
