@@ -40,12 +40,12 @@ Pins& pins() {
 
 /// Frees `*handle` now (nothing pinned) or when the last pin goes; the handle is null at once.
 /// Whether MPI would refuse to free it (a predefined handle): then it answers at once.
-bool predefined(MPI_Datatype type) {
+bool predefined_type(MPI_Datatype type) {
   int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
   return PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS ||
          combiner == MPI_COMBINER_NAMED;
 }
-bool predefined(MPI_Op op) {
+bool predefined_op(MPI_Op op) {
   for (const MPI_Op named : {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND, MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR,
                              MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP}) {
     if (op == named) return true;
@@ -53,8 +53,10 @@ bool predefined(MPI_Op op) {
   return false;
 }
 
+/// (MPI_Datatype and MPI_Op may be one type, int under MPICH: the predicate is an argument.)
 template <class Handle>
-int free_later(Handle* handle, Handle null, std::vector<Handle> Pins::*later, int (*free_now)(Handle*)) {
+int free_later(Handle* handle, Handle null, bool (*predefined)(Handle), std::vector<Handle> Pins::*later,
+               int (*free_now)(Handle*)) {
   if (handle == nullptr || *handle == null || predefined(*handle)) return free_now(handle);  // MPI's error
   Pins& p = pins();
   {
@@ -154,11 +156,13 @@ namespace pmpi = ragged::pmpi;
 extern "C" {
 
 RAGGED_PMPI_EXPORT int MPI_Type_free(MPI_Datatype* type) {
-  return pmpi::completion::free_later(type, MPI_DATATYPE_NULL, &pmpi::completion::Pins::types, &PMPI_Type_free);
+  return pmpi::completion::free_later(type, MPI_DATATYPE_NULL, &pmpi::completion::predefined_type,
+                                      &pmpi::completion::Pins::types, &PMPI_Type_free);
 }
 
 RAGGED_PMPI_EXPORT int MPI_Op_free(MPI_Op* op) {
-  return pmpi::completion::free_later(op, MPI_OP_NULL, &pmpi::completion::Pins::ops, &PMPI_Op_free);
+  return pmpi::completion::free_later(op, MPI_OP_NULL, &pmpi::completion::predefined_op, &pmpi::completion::Pins::ops,
+                                      &PMPI_Op_free);
 }
 
 RAGGED_PMPI_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
