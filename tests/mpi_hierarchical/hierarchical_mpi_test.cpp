@@ -1,5 +1,5 @@
 // The hierarchical (node-aware) collectives under mpirun: allreduce, allgather, bcast, reduce and
-// alltoall "hierarchical" and allreduce "hierarchical_arrival" (without a snapshot and with one
+// alltoall "hierarchical", allgather "lanes" and allreduce "hierarchical_arrival" (without a snapshot and with one
 // rank predicted late), forced, against the MPI library's own collective ("native") byte for
 // byte, under the job's layout (RAGGED_LAYOUT, set by the ctest entry) and under NodeLayout hints
 // (ranks dealt round-robin to 2 and 3 nodes, and an uneven split), every root, counts 0, 1, odd
@@ -96,15 +96,15 @@ int run() {
             mpitest::count_step(tally, std::string("allreduce hierarchical_arrival") + (late ? " late" : "") + how,
                                 got == want);
           }
-          {  // allgather
+          for (const std::string name : {"hierarchical", "lanes"}) {  // allgather
             Bytes got(n * count * es);
             Bytes want(got.size());
             if (inplace)
               std::copy(mine.begin(), mine.end(),
                         got.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(me) * count * es));
-            reg.allgather("hierarchical")(*comm, inplace ? in_place : mine.data(), got.data(), count, type, o);
+            reg.allgather(name)(*comm, inplace ? in_place : mine.data(), got.data(), count, type, o);
             reg.allgather("native")(*comm, mine.data(), want.data(), count, type, {});
-            mpitest::count_step(tally, "allgather" + how, got == want);
+            mpitest::count_step(tally, "allgather " + name + how, got == want);
           }
           {  // alltoall: block s of rank r is value(64 r + s, i)
             const Bytes send = test::make_buffer(type, n * count, [&](std::size_t i) {

@@ -1,12 +1,11 @@
 // The hierarchical (node-aware) collectives on the sim backend: allreduce, allgather, bcast,
-// reduce and alltoall "hierarchical", forced, over node layouts passed as a NodeLayout hint on the
-// plain platform: one rank per node, one node, 2 to 4 consecutive ranks per node (the last node
-// smaller when that does not divide P), ranks dealt round-robin to 3 nodes (no node's ranks
-// consecutive), and the uneven 3+5+2 and 1+4+2+3. P from 1 to 20, counts 0, 1, odd and large,
-// every root, in place where MPI allows. Data never repeat across ranks (rank r's element i is
-// 1000 r + i % 997 + 1), so a block in the wrong place or a rank counted twice shows; the calls of
-// one layout run back to back in one simulation. Where the layout has two nodes or more and a node
-// of two ranks or more, the hierarchical algorithm itself must run, else its fallback.
+// reduce and alltoall "hierarchical" and allgather "lanes", forced, over node layouts passed as a
+// NodeLayout hint on the plain platform: one rank per node, one node, 2 to 4 consecutive ranks per node (the last node
+// smaller when that does not divide P), ranks dealt round-robin to 3 nodes (no node's ranks consecutive), and the
+// uneven 3+5+2 and 1+4+2+3. P from 1 to 20, counts 0, 1, odd and large, every root, in place where MPI allows. Data
+// never repeat across ranks (rank r's element i is 1000 r + i % 997 + 1), so a block in the wrong place or a rank
+// counted twice shows; the calls of one layout run back to back in one simulation. Where the layout has two nodes or
+// more and a node of two ranks or more, the hierarchical algorithm itself must run, else its fallback.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -74,9 +73,10 @@ std::vector<std::size_t> counts_for(int procs) { return {0, 1, 7, static_cast<st
 
 constexpr DataType types[] = {DataType::int32, DataType::float64};
 
-void expect_ran(const Algorithm& ran, Collective c, const NodeLayout& layout, const std::string& what) {
-  const Algorithm& forced = Registry::instance().find(c, "hierarchical");
-  const std::string want = pays(layout) ? std::string("hierarchical") : forced.restrictions.fallback;
+void expect_ran(const Algorithm& ran, Collective c, const NodeLayout& layout, const std::string& what,
+                const std::string& name = "hierarchical") {
+  const Algorithm& forced = Registry::instance().find(c, name);
+  const std::string want = pays(layout) ? name : forced.restrictions.fallback;
   if (ran.name != want) throw test::CheckFailed(what + ": ran " + ran.name + ", expected " + want);
 }
 
@@ -163,31 +163,33 @@ TEST_P(Hierarchical, NonCommutativeAllreduceAndReduceFallBackInRankOrder) {
 TEST_P(Hierarchical, AllgatherPutsEveryBlockInPlaceOnEveryLayout) {
   const int procs = GetParam();
   const auto p = static_cast<std::size_t>(procs);
-  const AllgatherFn fn = Registry::instance().allgather("hierarchical");
-  for (const Layout& l : layouts_for(procs)) {
-    test::simulate(procs, [&](Comm& comm) {
-      const CollectiveOptions o = options_for(l.layout);
-      for (const std::size_t count : counts_for(procs)) {
-        for (const DataType type : types) {
-          const std::size_t block = count * size_of(type);
-          Bytes want;
-          for (int r = 0; r < procs; ++r) {
-            const Bytes b = data_of(type, r, count);
-            want.insert(want.end(), b.begin(), b.end());
-          }
-          const std::string what = where("allgather", l, procs, comm.rank(), count, type);
-          for (const bool inplace : {false, true}) {
-            const Bytes mine = data_of(type, comm.rank(), count);
-            Bytes recv(p * block + guard, fill);
-            if (inplace && block > 0)
-              std::memcpy(recv.data() + static_cast<std::size_t>(comm.rank()) * block, mine.data(), block);
-            const Algorithm& ran = fn(comm, inplace ? in_place : mine.data(), recv.data(), count, type, o);
-            expect_ran(ran, Collective::allgather, l.layout, what);
-            check_equal(recv, want, p * block, what + (inplace ? " in place" : ""));
+  for (const std::string name : {"hierarchical", "lanes"}) {
+    const AllgatherFn fn = Registry::instance().allgather(name);
+    for (const Layout& l : layouts_for(procs)) {
+      test::simulate(procs, [&](Comm& comm) {
+        const CollectiveOptions o = options_for(l.layout);
+        for (const std::size_t count : counts_for(procs)) {
+          for (const DataType type : types) {
+            const std::size_t block = count * size_of(type);
+            Bytes want;
+            for (int r = 0; r < procs; ++r) {
+              const Bytes b = data_of(type, r, count);
+              want.insert(want.end(), b.begin(), b.end());
+            }
+            const std::string what = where(("allgather " + name).c_str(), l, procs, comm.rank(), count, type);
+            for (const bool inplace : {false, true}) {
+              const Bytes mine = data_of(type, comm.rank(), count);
+              Bytes recv(p * block + guard, fill);
+              if (inplace && block > 0)
+                std::memcpy(recv.data() + static_cast<std::size_t>(comm.rank()) * block, mine.data(), block);
+              const Algorithm& ran = fn(comm, inplace ? in_place : mine.data(), recv.data(), count, type, o);
+              expect_ran(ran, Collective::allgather, l.layout, what, name);
+              check_equal(recv, want, p * block, what + (inplace ? " in place" : ""));
+            }
           }
         }
-      }
-    });
+      });
+    }
   }
 }
 

@@ -230,6 +230,10 @@ const Algorithm& part_scatter(const Context& part, const void* sendbuf, void* re
                               int root);
 /// Allgather into `recvbuf`, whose block rank() already holds this rank's own block.
 const Algorithm& part_allgather(const Context& part, void* recvbuf, std::size_t count, DataType type);
+/// Allgatherv into `recvbuf` (counts and displacements in elements, one per rank), whose block
+/// rank() already holds this rank's own block; selected on all the blocks' bytes and the largest.
+const Algorithm& part_allgatherv(const Context& part, void* recvbuf, std::span<const int> recvcounts,
+                                 std::span<const int> displs, DataType type);
 /// Alltoallv of MPI's arguments (counts and displacements in elements, one per rank).
 const Algorithm& part_alltoallv(const Context& part, const void* sendbuf, std::span<const int> sendcounts,
                                 std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,

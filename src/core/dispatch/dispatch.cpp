@@ -5,6 +5,7 @@
 //     -> select (call, RAGGED_<COLLECTIVE>, rules file, auto), enforce restrictions (fallback, said once)
 //     -> resolve in_place, copy the caller's own block, stop here for P = 1 or count 0
 //     -> build the Context (tag block, timeout, workspace, hints) and run the algorithm
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
@@ -297,6 +298,24 @@ const Algorithm& part_allgather(const Context& part, void* recvbuf, std::size_t 
   if (part.size() == 1 || block == 0) return select_part(part, Collective::allgather, block, true);
   const void* own = bytes(recvbuf) + static_cast<std::size_t>(part.rank()) * block;
   return dispatch_part<Collective::allgather>(part, block, true, own, recvbuf, count, type);
+}
+
+const Algorithm& part_allgatherv(const Context& part, void* recvbuf, std::span<const int> recvcounts,
+                                 std::span<const int> displs, DataType type) {
+  const std::size_t es = size_of(type);
+  std::size_t total = 0;
+  int largest = 0;
+  for (const int c : recvcounts) {
+    total += static_cast<std::size_t>(c);
+    largest = std::max(largest, c);
+  }
+  const Algorithm& algorithm = choose(part.comm(), Collective::allgatherv, total * es, true, part.hints(), {}, true,
+                                      false, static_cast<std::size_t>(largest) * es);
+  if (part.size() == 1 || total == 0) return algorithm;
+  const void* own = bytes(recvbuf) + static_cast<std::size_t>(displs[static_cast<std::size_t>(part.rank())]) * es;
+  Context sub(part.comm(), part.tags(), part.timeout(), part.workspace(), part.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::allgatherv)>(algorithm.fn)(sub, own, recvbuf, recvcounts, displs, type);
+  return algorithm;
 }
 
 const Algorithm& part_alltoallv(const Context& part, const void* sendbuf, std::span<const int> sendcounts,

@@ -82,6 +82,19 @@ inline double allgather_hierarchical(const CostInput& x) {
   return gather_selected(intra_node(x, x.bytes)) + allgather_selected(inter_node(x, q * x.bytes)) +
          bcast_selected(intra_node(x, k * q * x.bytes));
 }
+/// allgather lanes (m = one rank's block): an allgather among k nodes on each of the q lanes at
+/// once, the q lanes' messages sharing each node's link (every rank off-node at every step), then
+/// an allgather of k m bytes per rank inside the node. Costed on even nodes of per_node ranks.
+inline double allgather_lanes(const CostInput& x) {
+  const int q = std::max(1, x.per_node);
+  CostInput lanes = x;
+  lanes.procs = x.nodes > 0 ? x.nodes : x.procs;
+  lanes.nodes = lanes.procs;
+  lanes.per_node = q;
+  lanes.regular_layout = false;  // a lane's partners are all on other nodes
+  const double between = q > 1 ? std::min(allgather_ring(lanes), allgather_bruck(lanes)) : allgather_selected(lanes);
+  return between + allgather_selected(intra_node(x, lanes.procs * x.bytes));
+}
 /// alltoall hierarchical (m = one block): gather of p m bytes per rank to the leader, k - 1
 /// messages of q q m bytes between leaders, scatter of p m bytes per rank; plus the leader's two
 /// local copies of its q p m bytes (at beta_intra).
