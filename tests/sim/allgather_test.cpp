@@ -113,7 +113,12 @@ TEST_P(Allgather, EveryCountTypeAndInPlaceGathersEveryBlockExactly) {
 std::vector<Param> params() {
   std::vector<Param> out;
   for (const std::string& name : test::registered(Collective::allgather)) {
-    for (int p : test::sweep_procs()) out.emplace_back(name, p);
+    for (int p : test::sweep_procs()) {
+      // push at P = 33 took 14 s (P^2 messages, each a wait over every posted receive);
+      // sim.Procs/Push covers it up to P = 16.
+      if (name == "push" && p > 16) continue;
+      out.emplace_back(name, p);
+    }
   }
   return out;
 }
