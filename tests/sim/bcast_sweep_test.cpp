@@ -1,5 +1,5 @@
 // The large-message broadcasts (bcast "scatter_allgather", "pipelined_chain" and "double_tree") on a denser
-// sweep than the rooted suite's: every P from 1 to 17 plus 24 and 33, every root, counts 0, 1,
+// sweep than the rooted suite's: every P from 1 to 17 plus 24 and 33, the roots of test::sweep_roots, counts 0, 1,
 // below P, P-1 and P+1, non-multiples of P, and large ones that make many pieces and many
 // chain segments, on int32 and bytes, back to back without barriers. Every rank's buffer must
 // equal the root's, and the bytes past it must be untouched.
@@ -68,7 +68,7 @@ TEST_P(BcastSweep, EveryRootAndCountGetsTheRootsDataExactly) {
   sim::run(config, [&](Comm& comm) {
     CollectiveOptions options;
     options.timeout = 600.0;
-    for (int root = 0; root < procs; ++root) {
+    for (const int root : test::sweep_roots(procs)) {
       for (const std::size_t count : counts) {
         for (std::size_t t = 0; t < 2; ++t) {
           const std::size_t bytes = count * size_of(types[t]);

@@ -1,5 +1,5 @@
 // The rooted baselines (bcast, reduce, gather, scatter) on the sim backend: for
-// every P of the sweep, one simulation per algorithm runs every root, every count
+// every P of the sweep, one simulation per algorithm runs the roots of the sweep (test::sweep_roots), every count
 // of the sweep, every datatype, in place and not, and compares every result
 // exactly with a formula. Inputs and expected results are built once per test,
 // before the simulation, and shared read-only by the ranks (simulated ranks live
@@ -153,11 +153,11 @@ void expect_bad_root_rejected_by(Comm& comm, Fn fn, const CollectiveOptions& opt
   });
 }
 
-/// Calls `check(w)` for every root, count of the sweep, datatype and in place or not, in that
-/// order, `w` naming the case at rank `me` of `algorithm`.
+/// Calls `check(w)` for every root of the sweep (test::sweep_roots), count of the sweep, datatype and in place or not,
+/// in that order, `w` naming the case at rank `me` of `algorithm`.
 template <class Check>
 void for_every_case_in_place_or_not(int procs, const std::string& algorithm, int me, Check check) {
-  for (int root = 0; root < procs; ++root) {
+  for (const int root : test::sweep_roots(procs)) {
     for (std::size_t count : test::sweep_counts(procs)) {
       for (DataType type : every_type) {
         for (bool in_place : {false, true}) check(Where{algorithm.c_str(), me, root, count, type, in_place});
@@ -196,7 +196,7 @@ TEST_P(Bcast, EveryRootCountAndTypeGetsTheRootsData) {
       std::int32_t x = 0;
       fn(comm, &x, 1, DataType::int32, root, opts);
     });
-    for (int root = 0; root < procs; ++root) {
+    for (const int root : test::sweep_roots(procs)) {
       for (std::size_t count : test::sweep_counts(procs)) {
         for (DataType type : every_type) {
           const Where w{algorithm.c_str(), me, root, count, type, false};
@@ -318,7 +318,7 @@ TEST_P(Reduce, EveryRootCountTypeOperatorAndInPlaceReducesExactly) {
       std::int32_t y = 0;
       fn(comm, &x, &y, 1, DataType::int32, ReduceOp::sum(), root, opts);
     });
-    for (int root = 0; root < procs; ++root) {
+    for (const int root : test::sweep_roots(procs)) {
       for (std::size_t count : test::sweep_counts(procs)) {
         for (DataType type : test::all_types) {
           for (std::size_t o = 0; o < builtin_ops.size(); ++o) {
@@ -367,7 +367,7 @@ TEST_P(Reduce, NonCommutativeOperatorKeepsRankOrderForEveryRoot) {
   test::simulate(procs, [&](Comm& comm) {
     const int me = comm.rank();
     const CollectiveOptions opts = test::sweep_options();
-    for (int root = 0; root < procs; ++root) {
+    for (const int root : test::sweep_roots(procs)) {
       for (std::size_t count : test::sweep_counts(procs)) {
         for (bool in_place : {false, true}) {
           Where w{algorithm.c_str(), me, root, count, DataType::int64, in_place};

@@ -129,6 +129,25 @@ inline const std::vector<int>& sweep_procs() {
   static const std::vector<int> p{1, 2, 3, 4, 5, 7, 8, 13, 33};
   return p;
 }
+/// The roots of the rooted sweeps: every root up to P = 13; past it the roots where a tree, chain
+/// or padded layout changes shape (0, 1, a third, half, both sides of the largest power of two
+/// below P, the last two): at P = 33 every root took most of the rooted sweeps' time and a
+/// rotation of the ranks reaches no path these miss.
+inline std::vector<int> sweep_roots(int procs) {
+  std::vector<int> roots;
+  if (procs <= 13) {
+    for (int r = 0; r < procs; ++r) roots.push_back(r);
+    return roots;
+  }
+  int pow2 = 1;
+  while (pow2 * 2 < procs) pow2 *= 2;
+  for (const int r : {0, 1, procs / 3, procs / 2, pow2 - 1, pow2, procs - 2, procs - 1}) {
+    if (r >= 0 && r < procs) roots.push_back(r);
+  }
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  return roots;
+}
 /// The large count of the sweeps: 100003 elements up to P = 8, then about 800,000 / P (odd), so
 /// that a rank of an allgather or gather holds about as many elements at P = 33 (24,243 each, 194
 /// KB of float64 per block: still several 64 KiB segments) as at P = 8; P times 100003 elements
