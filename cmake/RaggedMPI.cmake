@@ -97,7 +97,9 @@ function(ragged_mpiexec_flags out)
   if(RAGGED_MPI_IMPLEMENTATION STREQUAL "openmpi")
     # Oversubscribe the 2-core CI machine, no core binding, shared memory and TCP only, and
     # Open MPI 4.1.4's AVX reductions off (wrong for overflowing 8-bit sums, docs/backends/mpi.md).
-    set(flags --oversubscribe --bind-to none --mca btl self,vader,tcp --mca op ^avx)
+    # pml ob1 is the one Open MPI selects here anyway; naming it spares every launch opening the
+    # other PMLs (UCX): 0.43 s instead of 0.64 s for an MPI_Init and a barrier at np 4.
+    set(flags --oversubscribe --bind-to none --mca btl self,vader,tcp --mca pml ob1 --mca op ^avx)
     if("$ENV{USER}" STREQUAL "" OR "$ENV{USER}" STREQUAL "root")
       list(APPEND flags --allow-run-as-root)
     endif()
