@@ -113,6 +113,14 @@ const Algorithm& allgatherv(Comm& comm, const void* sendbuf, int sendcount, void
 /// result in its first recvcounts[rank()] elements on return. recvcounts is the same on every rank.
 const Algorithm& reduce_scatter(Comm& comm, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
                                 DataType type, const ReduceOp& op, const CollectiveOptions& options = {});
+/// alltoallw: as MPI_Alltoallw: block j of sendbuf (sendcounts[j] elements of sendtypes[j], at
+/// byte displacement sdispls[j]) goes to rank j; block i of recvbuf (recvcounts[i] elements of
+/// recvtypes[i], at byte rdispls[i]) comes from rank i. A pair's two sides agree in bytes (MPI's
+/// matching type signatures). In place: sendbuf is in_place and the receive side describes both.
+const Algorithm& alltoallw(Comm& comm, const void* sendbuf, std::span<const int> sendcounts,
+                           std::span<const int> sdispls, std::span<const DataType> sendtypes, void* recvbuf,
+                           std::span<const int> recvcounts, std::span<const int> rdispls,
+                           std::span<const DataType> recvtypes, const CollectiveOptions& options = {});
 
 // Callables with the dispatch entry points' arguments, returning the algorithm that ran
 // (Registry::allgather(name) etc. bind a name).
@@ -139,6 +147,9 @@ using AllgathervFn = std::function<const Algorithm&(Comm&, const void*, int, voi
                                                     std::span<const int>, DataType, const CollectiveOptions&)>;
 using ReduceScatterFn = std::function<const Algorithm&(Comm&, const void*, void*, std::span<const int>, DataType,
                                                        const ReduceOp&, const CollectiveOptions&)>;
+using AlltoallwFn = std::function<const Algorithm&(
+    Comm&, const void*, std::span<const int>, std::span<const int>, std::span<const DataType>, void*,
+    std::span<const int>, std::span<const int>, std::span<const DataType>, const CollectiveOptions&)>;
 
 /// A dissemination barrier over Comm (used by benchmarks and tests on every backend).
 void barrier(Comm& comm, Timeout timeout = {});

@@ -35,7 +35,8 @@ enum class Collective {
   exscan,
   reduce_scatter_block,
   allgatherv,
-  reduce_scatter
+  reduce_scatter,
+  alltoallw
 };
 
 inline constexpr Collective all_collectives[] = {Collective::allgather,
@@ -52,7 +53,8 @@ inline constexpr Collective all_collectives[] = {Collective::allgather,
                                                  Collective::exscan,
                                                  Collective::reduce_scatter_block,
                                                  Collective::allgatherv,
-                                                 Collective::reduce_scatter};
+                                                 Collective::reduce_scatter,
+                                                 Collective::alltoallw};
 
 [[nodiscard]] const char* name_of(Collective collective);
 /// Parses a collective's name ("allgather", ..., "alltoallv").
@@ -136,6 +138,12 @@ using Allgatherv = void (*)(Context&, const void* sendbuf, void* recvbuf, std::s
 // in_place (sendbuf is a copy then).
 using ReduceScatter = void (*)(Context&, const void* sendbuf, void* recvbuf, std::span<const int> recvcounts,
                                DataType type, const ReduceOp& op);
+// Block j of sendbuf (sendcounts[j] elements of sendtypes[j] at byte sdispls[j]) to rank j, block i
+// of recvbuf (recvcounts[i] of recvtypes[i] at byte rdispls[i]) from rank i, as MPI_Alltoallw.
+// Dispatch has resolved in_place (sendbuf is a copy then) and copied this rank's own block.
+using Alltoallw = void (*)(Context&, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                           std::span<const DataType> sendtypes, void* recvbuf, std::span<const int> recvcounts,
+                           std::span<const int> rdispls, std::span<const DataType> recvtypes);
 // Function types (not pointers), so that the list can declare the functions.
 using allgather_signature = std::remove_pointer_t<Allgather>;
 using allreduce_signature = std::remove_pointer_t<Allreduce>;
@@ -152,6 +160,7 @@ using exscan_signature = std::remove_pointer_t<Exscan>;
 using reduce_scatter_block_signature = std::remove_pointer_t<ReduceScatterBlock>;
 using allgatherv_signature = std::remove_pointer_t<Allgatherv>;
 using reduce_scatter_signature = std::remove_pointer_t<ReduceScatter>;
+using alltoallw_signature = std::remove_pointer_t<Alltoallw>;
 }  // namespace impl
 
 /// The function of an algorithm; the alternative's index is the Collective's value
@@ -160,7 +169,7 @@ using reduce_scatter_signature = std::remove_pointer_t<ReduceScatter>;
 using AlgorithmFn =
     std::variant<impl::Allgather, impl::Allreduce, impl::Bcast, impl::Reduce, impl::Gather, impl::Scatter,
                  impl::Gatherv, impl::Scatterv, impl::Alltoall, impl::Alltoallv, impl::Scan, impl::Exscan,
-                 impl::ReduceScatterBlock, impl::Allgatherv, impl::ReduceScatter>;
+                 impl::ReduceScatterBlock, impl::Allgatherv, impl::ReduceScatter, impl::Alltoallw>;
 
 struct Algorithm {
   std::string name;
@@ -219,6 +228,7 @@ class Registry {
   [[nodiscard]] ScanFn reduce_scatter_block(std::string_view name) const;
   [[nodiscard]] AllgathervFn allgatherv(std::string_view name) const;
   [[nodiscard]] ReduceScatterFn reduce_scatter(std::string_view name) const;
+  [[nodiscard]] AlltoallwFn alltoallw(std::string_view name) const;
 
  private:
   Registry() = default;

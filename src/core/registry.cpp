@@ -38,6 +38,8 @@ const char* name_of(Collective collective) {
       return "allgatherv";
     case Collective::reduce_scatter:
       return "reduce_scatter";
+    case Collective::alltoallw:
+      return "alltoallw";
   }
   return "unknown";
 }
@@ -248,6 +250,18 @@ ReduceScatterFn Registry::reduce_scatter(std::string_view name) const {
     o.algorithm = n;
     return ragged::reduce_scatter(comm, s, r, counts, type, op, o);
   };
+}
+
+AlltoallwFn Registry::alltoallw(std::string_view name) const {
+  (void)find(Collective::alltoallw, name);
+  return
+      [n = std::string(name)](Comm& comm, const void* s, std::span<const int> sc, std::span<const int> sd,
+                              std::span<const DataType> st, void* r, std::span<const int> rc, std::span<const int> rd,
+                              std::span<const DataType> rt, const CollectiveOptions& options) -> const Algorithm& {
+        CollectiveOptions o = options;
+        o.algorithm = n;
+        return ragged::alltoallw(comm, s, sc, sd, st, r, rc, rd, rt, o);
+      };
 }
 
 std::vector<const Algorithm*> Registry::list(Collective collective, std::string_view backend) const {

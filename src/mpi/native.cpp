@@ -8,6 +8,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "internal.hpp"
 #include "ragged/collectives.hpp"
@@ -174,6 +175,18 @@ void native_alltoallv(Context& ctx, const void* sendbuf, std::span<const int> se
         "MPI_Alltoallv");
 }
 
+void native_alltoallw(Context& ctx, const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                      std::span<const DataType> sendtypes, void* recvbuf, std::span<const int> recvcounts,
+                      std::span<const int> rdispls, std::span<const DataType> recvtypes) {
+  std::vector<MPI_Datatype> st;
+  std::vector<MPI_Datatype> rt;
+  for (const DataType t : sendtypes) st.push_back(to_mpi(t));
+  for (const DataType t : recvtypes) rt.push_back(to_mpi(t));
+  check(PMPI_Alltoallw(sendbuf, sendcounts.data(), sdispls.data(), st.data(), recvbuf, recvcounts.data(),
+                       rdispls.data(), rt.data(), native_handle(ctx.comm())),
+        "MPI_Alltoallw");
+}
+
 /// Dispatch put the own block in place: MPI_IN_PLACE.
 void native_allgatherv(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::span<const int> recvcounts,
                        std::span<const int> displs, DataType type) {
@@ -210,6 +223,7 @@ void register_native_algorithms() {
       make_algorithm<C::allgatherv>("native", "The MPI library's MPI_Allgatherv.", mpi_only, &native_allgatherv));
   registry.add(make_algorithm<C::reduce_scatter>("native", "The MPI library's MPI_Reduce_scatter.", mpi_only,
                                                  &native_reduce_scatter));
+  registry.add(make_algorithm<C::alltoallw>("native", "The MPI library's MPI_Alltoallw.", mpi_only, &native_alltoallw));
 }
 
 }  // namespace ragged::mpi

@@ -351,6 +351,7 @@ Buffers prepare(const Config& k, int rank, int procs) {
       if (k.in_place) place(b.recv, t, 0, b.send);
       break;
     case Collective::alltoallv:
+    case Collective::alltoallw:  // alltoallv's layouts, every block of type t (displacements in bytes at the call)
       b.recv_layout = a2a_layout(rank, procs, n, true);
       b.send_layout = a2a_layout(rank, procs, n, false);
       b.recv = scratch(t, b.recv_layout.extent);
@@ -420,6 +421,16 @@ void invoke(const Algorithm& alg, Comm& comm, const Config& k, Buffers& b, const
     case Collective::reduce_scatter:
       (void)reduce_scatter(comm, s, r, b.recv_layout.counts, t, k.op->op, o);
       return;
+    case Collective::alltoallw: {
+      const std::vector<DataType> types(b.recv_layout.counts.size(), t);
+      const auto in_bytes = [&](std::vector<int> displs) {
+        for (int& d : displs) d *= static_cast<int>(size_of(t));
+        return displs;
+      };
+      (void)alltoallw(comm, s, b.send_layout.counts, in_bytes(b.send_layout.displs), types, r, b.recv_layout.counts,
+                      in_bytes(b.recv_layout.displs), types, o);
+      return;
+    }
   }
 }
 

@@ -350,6 +350,17 @@ TEST(SimDispatch, EveryAlgorithmOfEveryCollectiveHandlesOneRankAndZeroCounts) {
               RAGGED_CHECK_EQ(recv[0], 1);
             }
             break;
+          case Collective::alltoallw: {  // displacements in bytes
+            const std::vector<DataType> types(static_cast<std::size_t>(procs), DataType::int32);
+            std::vector<int> byte_displs(displs);
+            for (int& d : byte_displs) d *= 4;
+            (void)alltoallw(comm, send.data(), zeros, byte_displs, types, recv.data(), zeros, byte_displs, types, o);
+            if (procs == 1) {
+              (void)alltoallw(comm, send.data(), ones, byte_displs, types, recv.data(), ones, byte_displs, types, o);
+              RAGGED_CHECK_EQ(recv[0], 1);
+            }
+            break;
+          }
         }
       });
     }

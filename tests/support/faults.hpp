@@ -109,6 +109,13 @@ inline Outcome call_collective(Comm& comm, Collective collective, const std::str
       case Collective::reduce_scatter:
         reduce_scatter(comm, in.data(), out.data(), counts, DataType::int32, ReduceOp::sum(), options);
         break;
+      case Collective::alltoallw: {  // displacements in bytes
+        const std::vector<DataType> types(static_cast<std::size_t>(p), DataType::int32);
+        std::vector<int> byte_displs(displs);
+        for (int& d : byte_displs) d *= 4;
+        alltoallw(comm, in.data(), counts, byte_displs, types, out.data(), counts, byte_displs, types, options);
+        break;
+      }
     }
   } catch (const TimeoutError& e) {
     what = e.what();

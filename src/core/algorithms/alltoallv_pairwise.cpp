@@ -18,13 +18,8 @@ void alltoallv_pairwise(Context& ctx, const void* sendbuf, std::span<const int> 
                         std::span<const int> sdispls, void* recvbuf, std::span<const int> recvcounts,
                         std::span<const int> rdispls, DataType type) {
   const internal::AlltoallvSource source(sendbuf, sendcounts, sdispls, recvcounts, rdispls, type);
-  const int p = ctx.procs();
   // Dispatch checked that this rank's two counts for itself agree and copied its block.
-  for (int k = 1; k < p; ++k) {
-    Request r[2] = {source.post_recv(ctx.comm(), (ctx.rank() - k + p) % p, ctx.tag(), internal::bytes(recvbuf)),
-                    source.post_send(ctx.comm(), (ctx.rank() + k) % p, ctx.tag())};
-    ctx.comm().wait_all(r, ctx.timeout());
-  }
+  internal::exchange_pairwise(ctx, source, recvbuf);
 }
 
 }  // namespace ragged

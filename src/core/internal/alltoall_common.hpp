@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "internal/common.hpp"
@@ -50,6 +51,13 @@ class AlltoallvSource {
         recv_bytes_(to_bytes(recvcounts, size_of(type))),
         recv_offset_(to_bytes(rdispls, size_of(type))),
         data_(bytes(sendbuf)) {}
+  /// An alltoallw's: counts in elements of each rank's own type, displacements in bytes.
+  static AlltoallvSource of_types(const void* sendbuf, std::span<const int> sendcounts, std::span<const int> sdispls,
+                                  std::span<const DataType> sendtypes, std::span<const int> recvcounts,
+                                  std::span<const int> rdispls, std::span<const DataType> recvtypes) {
+    return AlltoallvSource(sendbuf, times(sendcounts, sendtypes), times(sdispls, {}), times(recvcounts, recvtypes),
+                           times(rdispls, {}));
+  }
   /// The block for rank `dst`.
   [[nodiscard]] const std::byte* block(int dst) const { return data_ + send_offset_[static_cast<std::size_t>(dst)]; }
   [[nodiscard]] std::size_t send_bytes(int dst) const { return send_bytes_[static_cast<std::size_t>(dst)]; }
@@ -67,6 +75,21 @@ class AlltoallvSource {
   }
 
  private:
+  AlltoallvSource(const void* sendbuf, std::vector<std::size_t> send_bytes, std::vector<std::size_t> send_offset,
+                  std::vector<std::size_t> recv_bytes, std::vector<std::size_t> recv_offset)
+      : send_bytes_(std::move(send_bytes)),
+        send_offset_(std::move(send_offset)),
+        recv_bytes_(std::move(recv_bytes)),
+        recv_offset_(std::move(recv_offset)),
+        data_(bytes(sendbuf)) {}
+  /// values[i] times the size of types[i] (times 1 without types).
+  static std::vector<std::size_t> times(std::span<const int> values, std::span<const DataType> types) {
+    std::vector<std::size_t> out;
+    out.reserve(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+      out.push_back(static_cast<std::size_t>(values[i]) * (types.empty() ? 1 : size_of(types[i])));
+    return out;
+  }
   static std::vector<std::size_t> to_bytes(std::span<const int> values, std::size_t unit) {
     std::vector<std::size_t> out;
     out.reserve(values.size());
@@ -76,6 +99,33 @@ class AlltoallvSource {
   std::vector<std::size_t> send_bytes_, send_offset_, recv_bytes_, recv_offset_;
   const std::byte* data_ = nullptr;
 };
+
+/// The pairwise exchange of alltoallv and alltoallw "pairwise": P-1 steps, in step k this rank
+/// sends to rank+k and receives from rank-k (an empty block posts nothing).
+inline void exchange_pairwise(Context& ctx, const AlltoallvSource& source, void* recvbuf) {
+  const int p = ctx.procs();
+  for (int k = 1; k < p; ++k) {
+    Request r[2] = {source.post_recv(ctx.comm(), (ctx.rank() - k + p) % p, ctx.tag(), bytes(recvbuf)),
+                    source.post_send(ctx.comm(), (ctx.rank() + k) % p, ctx.tag())};
+    ctx.comm().wait_all(r, ctx.timeout());
+  }
+}
+
+/// The linear exchange of alltoallv and alltoallw "linear": every non-empty receive (from
+/// rank+1, rank+2, ...) and send (to rank-1, rank-2, ...) posted at once, then one wait.
+inline void exchange_linear(Context& ctx, const AlltoallvSource& source, void* recvbuf) {
+  const int p = ctx.procs();
+  std::vector<Request> requests;
+  for (int k = 1; k < p; ++k) {
+    Request r = source.post_recv(ctx.comm(), (ctx.rank() + k) % p, ctx.tag(), bytes(recvbuf));
+    if (r.active()) requests.push_back(std::move(r));
+  }
+  for (int k = 1; k < p; ++k) {
+    Request r = source.post_send(ctx.comm(), (ctx.rank() - k + p) % p, ctx.tag());
+    if (r.active()) requests.push_back(std::move(r));
+  }
+  ctx.comm().wait_all(requests, ctx.timeout());
+}
 
 /// The numbering of the LG plan: cluster 0's ranks (ascending) are ids 0..n_0-1,
 /// cluster 1's the next n_1 ids, and so on (for two clusters: n1 then n2).

@@ -553,9 +553,11 @@ inline double scatter_sbn(const CostInput& x) {
   return std::max(0.0, scatter_binomial(others) - x.omega_last) + tau(x);
 }
 
-// gatherv, scatterv, alltoallv: ranks do not share the sizes, so only the latency terms count.
+// gatherv, scatterv, alltoallv, alltoallw: ranks do not share the sizes, so only the latency terms count.
 inline double irregular_tree(const CostInput& x) { return log2_ceil(x.procs) * x.alpha; }
 inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.alpha; }
+/// P-1 steps, each waiting for its pair: a latency and a message gap per step.
+inline double irregular_pairwise(const CostInput& x) { return (x.procs - 1) * (x.alpha + x.gap); }
 
 // alltoall (m = one block)
 /// Every block at once: a rank's p - 1 messages (at least a gap each), its own link carrying
