@@ -155,6 +155,9 @@ int route_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    MPI_Datatype recvtype, MPI_Comm comm);
 int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int route_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm);
 
 // ------------------------------------------------------------------ what the report says of each call
 //
@@ -263,6 +266,20 @@ inline auto describe_alltoallv(const void* sendbuf, const int* sendcounts, MPI_D
     c.contributed =
         static_cast<unsigned long long>(sendbuf == MPI_IN_PLACE ? bytes_of_blocks(recvcounts, c.size, recvtype)
                                                                 : bytes_of_blocks(sendcounts, c.size, sendtype));
+  };
+}
+
+inline auto describe_alltoallw(const void* sendbuf, const int* sendcounts, const MPI_Datatype* sendtypes,
+                               const int* recvcounts, const MPI_Datatype* recvtypes) {
+  return [=](CallRecord& c) {
+    const bool in_place = sendbuf == MPI_IN_PLACE;
+    const int* counts = in_place ? recvcounts : sendcounts;
+    const MPI_Datatype* types = in_place ? recvtypes : sendtypes;
+    unsigned long long total = 0;
+    for (int i = 0; counts != nullptr && types != nullptr && i < c.size; ++i) {
+      total += static_cast<unsigned long long>(bytes_of_blocks(counts + i, 1, types[i]));
+    }
+    c.contributed = total;
   };
 }
 

@@ -93,6 +93,22 @@ RAGGED_PMPI_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[
       describe_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype));
 }
 
+RAGGED_PMPI_EXPORT int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                      const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                      const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                      MPI_Request* request) {
+  return posted(
+      routed_to_ragged(Collective::alltoallw), Kind::alltoallw, comm, request,
+      [=](MPI_Comm c) {
+        return route_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c);
+      },
+      [&] {
+        return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                               request);
+      },
+      describe_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes));
+}
+
 RAGGED_PMPI_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                   MPI_Request* request) {
   return posted(

@@ -150,6 +150,22 @@ RAGGED_PMPI_EXPORT int RAGGED_INIT(Alltoallv)(const void* sendbuf, const int sen
       describe_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype));
 }
 
+RAGGED_PMPI_EXPORT int RAGGED_INIT(Alltoallw)(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                              const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request) {
+  return persisted(
+      routed_to_ragged(Collective::alltoallw), Kind::alltoallw, comm, request,
+      [=](MPI_Comm c) {
+        return route_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, c);
+      },
+      [&] {
+        return RAGGED_PINIT(Alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                       comm, info, request);
+      },
+      describe_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes));
+}
+
 RAGGED_PMPI_EXPORT int RAGGED_INIT(Bcast)(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                                           MPI_Info info, MPI_Request* request) {
   return persisted(

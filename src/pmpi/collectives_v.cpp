@@ -1,5 +1,5 @@
 // libragged_pmpi.so: the collectives whose blocks are per peer: MPI_Allgatherv, MPI_Gatherv,
-// MPI_Scatterv, MPI_Alltoall and MPI_Alltoallv (collectives.cpp says how a call is routed).
+// MPI_Scatterv, MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw (collectives.cpp says how a call is routed).
 #include <algorithm>
 #include <climits>
 #include <cstddef>
@@ -25,6 +25,23 @@ const char* lay_out_side(std::span<const int> counts, const int displs[], MPI_Da
                          std::vector<std::byte>& scratch, TypeInfo& info, Blocks& blocks) {
   if (!type_of_blocks(counts, type, info)) return "datatype";
   if (!pmpi::lay_out(counts, std::span<const int>(displs, counts.size()), info, buf, scratch, blocks)) return "counts";
+  return nullptr;
+}
+
+/// One side of an alltoallw (block i: `counts[i]` elements of `types[i]` at byte `displs[i]` of
+/// `buf`) as Blocks, staged in `scratch` when a non-empty block's type is not dense: null, or why
+/// ragged cannot move it.
+const char* lay_out_typed_side(std::span<const int> counts, const int displs[], const MPI_Datatype types[],
+                               const void* buf, std::vector<std::byte>& scratch, std::vector<TypeInfo>& infos,
+                               Blocks& blocks) {
+  if (displs == nullptr || types == nullptr) return "null displacements or types";
+  infos.assign(counts.size(), TypeInfo{});
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (!type_of_blocks(counts.subspan(i, 1), types[i], infos[i])) return "datatype";
+  }
+  if (!pmpi::lay_out_typed(counts, std::span<const int>(displs, counts.size()), infos, buf, scratch, blocks)) {
+    return "counts";
+  }
   return nullptr;
 }
 
@@ -262,6 +279,53 @@ int route_alltoallv(const void* sendbuf, const int sendcounts[], const int sdisp
       },
       native);
 }
+int route_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm) {
+  const auto native = [&] {
+    return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+  };
+  return routed(
+      Collective::alltoallw, comm,
+      [&](Call& call) {
+        const bool in_place = sendbuf == MPI_IN_PLACE;
+        const auto p = static_cast<std::size_t>(call.size());
+        if (recvcounts == nullptr) return call.fallback("null counts");
+        if (!in_place && sendcounts == nullptr) return call.fallback("null counts");
+        const std::span<const int> rcounts(recvcounts, p);
+        std::vector<TypeInfo> rt;
+        Blocks recv;
+        const char* why = lay_out_typed_side(rcounts, rdispls, recvtypes, recvbuf, call.scratch(0, 0), rt, recv);
+        if (why != nullptr) return call.fallback(why);
+        std::vector<TypeInfo> st;
+        Blocks send;
+        const std::span<const int> scounts(in_place ? recvcounts : sendcounts, p);
+        if (!in_place) {
+          why = lay_out_typed_side(scounts, sdispls, sendtypes, sendbuf, call.scratch(1, 0), st, send);
+          if (why != nullptr) return call.fallback(why);
+        }
+        if (!call.selects_ragged(0)) return false;
+        const void* send_base = ragged::in_place;
+        if (in_place) {
+          // MPI takes the data from the receive buffer: stage it where the results will land.
+          if (recv.staged)
+            pmpi::pack_typed(recv, rcounts, std::span<const int>(rdispls, p), rt, recvbuf, call.handle());
+          send = recv;
+        } else {
+          if (send.staged)
+            pmpi::pack_typed(send, scounts, std::span<const int>(sdispls, p), st, sendbuf, call.handle());
+          send_base = send.base;
+        }
+        // Every block as bytes: the datatypes have done their part in the layout.
+        const std::vector<DataType> bytes(p, DataType::byte);
+        call.ran(ragged::alltoallw(call.comm(), send_base, send.counts, send.displs, bytes, recv.base, recv.counts,
+                                   recv.displs, bytes, call.options()));
+        if (recv.staged)
+          pmpi::unpack_typed(recv, rcounts, std::span<const int>(rdispls, p), rt, recvbuf, call.handle());
+        return true;
+      },
+      native);
+}
 }  // namespace ragged::pmpi::routing
 
 extern "C" {
@@ -310,6 +374,17 @@ RAGGED_PMPI_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[]
         return route_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
       },
       describe_alltoallv(sendbuf, sendcounts, sendtype, recvcounts, recvtype));
+}
+
+RAGGED_PMPI_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                     const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                     const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  return entry(
+      Kind::alltoallw, comm,
+      [&] {
+        return route_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+      },
+      describe_alltoallw(sendbuf, sendcounts, sendtypes, recvcounts, recvtypes));
 }
 
 }  // extern "C"

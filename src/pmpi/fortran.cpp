@@ -23,6 +23,8 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <mutex>
+#include <set>
 #include <vector>
 
 #include "completion.hpp"
@@ -192,6 +194,35 @@ RAGGED_FORTRAN_ALIASES(mpi_alltoallv, MPI_ALLTOALLV,
                        (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
                         MPI_Fint*))
 
+// MPI_ALLTOALLW's datatypes are arrays of Fortran handles, one per rank of the communicator. Their C
+// handles are kept for the life of the process, arrays of equal content in one copy: a nonblocking
+// or persistent call's worker reads them after the entry point has returned. The storage grows
+// with the distinct arrays a program passes (2 P handles each), never with its calls.
+const MPI_Datatype* types(const MPI_Fint* f, const MPI_Fint* c) {
+  static std::mutex mutex;
+  static std::set<std::vector<MPI_Datatype>> kept;
+  int size = 0;
+  if (f == nullptr || MPI_Comm_size(comm(c), &size) != MPI_SUCCESS) return nullptr;
+  std::vector<MPI_Datatype> converted;
+  for (int i = 0; i < size; ++i) converted.push_back(type(&f[i]));
+  const std::lock_guard<std::mutex> lock(mutex);
+  return kept.insert(std::move(converted)).first->data();
+}
+/// The send side's types, none for MPI_IN_PLACE (MPI ignores them then).
+const MPI_Datatype* send_types(void* sendbuf, const MPI_Fint* f, const MPI_Fint* c) {
+  return cbuffer(sendbuf) == MPI_IN_PLACE ? nullptr : types(f, c);
+}
+
+RAGGED_PMPI_EXPORT void mpi_alltoallw_(void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes,
+                                       void* recvbuf, MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes,
+                                       MPI_Fint* c, MPI_Fint* ierr) {
+  *ierr = MPI_Alltoallw(cbuffer(sendbuf), sendcounts, sdispls, send_types(sendbuf, sendtypes, c), buffer(recvbuf),
+                        recvcounts, rdispls, types(recvtypes, c), comm(c));
+}
+RAGGED_FORTRAN_ALIASES(mpi_alltoallw, MPI_ALLTOALLW,
+                       (void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, void*, MPI_Fint*, MPI_Fint*, MPI_Fint*, MPI_Fint*,
+                        MPI_Fint*))
+
 RAGGED_PMPI_EXPORT void mpi_barrier_(MPI_Fint* c, MPI_Fint* ierr) { *ierr = MPI_Barrier(comm(c)); }
 RAGGED_FORTRAN_ALIASES(mpi_barrier, MPI_BARRIER, (MPI_Fint*, MPI_Fint*))
 
@@ -249,6 +280,11 @@ RAGGED_FORTRAN_REQUESTS(alltoallv, ALLTOALLV, Alltoallv,
                          MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtype, MPI_Fint* c),
                         (cbuffer(sendbuf), sendcounts, sdispls, type(sendtype), buffer(recvbuf), recvcounts, rdispls,
                          type(recvtype), comm(c)))
+RAGGED_FORTRAN_REQUESTS(alltoallw, ALLTOALLW, Alltoallw,
+                        (void* sendbuf, MPI_Fint* sendcounts, MPI_Fint* sdispls, MPI_Fint* sendtypes, void* recvbuf,
+                         MPI_Fint* recvcounts, MPI_Fint* rdispls, MPI_Fint* recvtypes, MPI_Fint* c),
+                        (cbuffer(sendbuf), sendcounts, sdispls, send_types(sendbuf, sendtypes, c), buffer(recvbuf),
+                         recvcounts, rdispls, types(recvtypes, c), comm(c)))
 RAGGED_FORTRAN_REQUESTS(bcast, BCAST, Bcast,
                         (void* buf, MPI_Fint* count, MPI_Fint* datatype, MPI_Fint* root, MPI_Fint* c),
                         (buffer(buf), *count, type(datatype), *root, comm(c)))
@@ -400,6 +436,9 @@ RAGGED_FORTRAN_FORWARD(mpi_alltoall, MPI_ALLTOALL, (void* a, F* b, F* c, void* d
 RAGGED_FORTRAN_FORWARD(mpi_alltoallv, MPI_ALLTOALLV,
                        (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* ierr),
                        (a, b, c, d, e, f, g, h, i, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_alltoallw, MPI_ALLTOALLW,
+                       (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_scan, MPI_SCAN, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
                        (a, b, c, d, e, f, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_exscan, MPI_EXSCAN, (void* a, void* b, F* c, F* d, F* e, F* f, F* ierr),
@@ -421,6 +460,9 @@ RAGGED_FORTRAN_FORWARD(mpi_ialltoall, MPI_IALLTOALL,
                        (void* a, F* b, F* c, void* d, F* e, F* f, F* g, F* request, F* ierr),
                        (a, b, c, d, e, f, g, request, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_ialltoallv, MPI_IALLTOALLV,
+                       (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* request, F* ierr),
+                       (a, b, c, d, e, f, g, h, i, request, ierr))
+RAGGED_FORTRAN_FORWARD(mpi_ialltoallw, MPI_IALLTOALLW,
                        (void* a, F* b, F* c, F* d, void* e, F* f, F* g, F* h, F* i, F* request, F* ierr),
                        (a, b, c, d, e, f, g, h, i, request, ierr))
 RAGGED_FORTRAN_FORWARD(mpi_ibcast, MPI_IBCAST, (void* a, F* b, F* c, F* d, F* e, F* request, F* ierr),

@@ -252,6 +252,16 @@ struct Blocks {
 /// False when a count is negative or a block or the staging buffer exceeds INT_MAX bytes.
 [[nodiscard]] bool lay_out(std::span<const int> counts, std::span<const int> displs, const TypeInfo& type,
                            const void* buf, std::vector<std::byte>& scratch, Blocks& out);
+/// The same for alltoallw's sides: block i is `counts[i]` elements of `types[i]` at byte
+/// `displs[i]` of `buf`; staged when any non-empty block's type is not dense.
+[[nodiscard]] bool lay_out_typed(std::span<const int> counts, std::span<const int> displs,
+                                 std::span<const TypeInfo> types, const void* buf, std::vector<std::byte>& scratch,
+                                 Blocks& out);
+/// Packs (unpacks) every block of a staged alltoallw side.
+void pack_typed(const Blocks& blocks, std::span<const int> counts, std::span<const int> displs,
+                std::span<const TypeInfo> types, const void* buf, MPI_Comm comm);
+void unpack_typed(const Blocks& blocks, std::span<const int> counts, std::span<const int> displs,
+                  std::span<const TypeInfo> types, void* buf, MPI_Comm comm);
 /// Packs every block of the program's buffer into a staged layout.
 void pack_blocks(const Blocks& blocks, std::span<const int> counts, std::span<const int> displs, const TypeInfo& type,
                  const void* buf, MPI_Comm comm);

@@ -45,6 +45,7 @@ enum class Kind : std::uint8_t {
   exscan,
   reduce_scatter_block,
   reduce_scatter,
+  alltoallw,
   // The nonblocking forms (MPI_Ixxx), in the same order: iallgather = allgather + blocking_kinds.
   iallgather,
   iallgatherv,
@@ -62,6 +63,7 @@ enum class Kind : std::uint8_t {
   iexscan,
   ireduce_scatter_block,
   ireduce_scatter,
+  ialltoallw,
   // The persistent forms (MPI_Xxx_init), in the same order: allgather_init = allgather + 2 * blocking_kinds.
   allgather_init,
   allgatherv_init,
@@ -79,10 +81,11 @@ enum class Kind : std::uint8_t {
   exscan_init,
   reduce_scatter_block_init,
   reduce_scatter_init,
+  alltoallw_init,
 };
 [[nodiscard]] const char* name_of(Kind kind);
 /// How many blocking kinds there are: Kind(k + blocking_kinds) is the nonblocking form of Kind(k).
-inline constexpr int blocking_kinds = 16;
+inline constexpr int blocking_kinds = 17;
 /// The nonblocking form of a blocking kind.
 [[nodiscard]] constexpr Kind nonblocking_of(Kind kind) {
   return static_cast<Kind>(static_cast<int>(kind) + blocking_kinds);

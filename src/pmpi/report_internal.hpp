@@ -52,7 +52,7 @@ inline constexpr int tag_link = 2;  // and 3
 inline constexpr int tag_size = 4;
 inline constexpr int tag_data = 5;
 
-inline constexpr std::array<const char*, 48> kind_names = {"allgather",
+inline constexpr std::array<const char*, 51> kind_names = {"allgather",
                                                            "allgatherv",
                                                            "allreduce",
                                                            "alltoall",
@@ -68,6 +68,7 @@ inline constexpr std::array<const char*, 48> kind_names = {"allgather",
                                                            "exscan",
                                                            "reduce_scatter_block",
                                                            "reduce_scatter",
+                                                           "alltoallw",
                                                            "iallgather",
                                                            "iallgatherv",
                                                            "iallreduce",
@@ -84,6 +85,7 @@ inline constexpr std::array<const char*, 48> kind_names = {"allgather",
                                                            "iexscan",
                                                            "ireduce_scatter_block",
                                                            "ireduce_scatter",
+                                                           "ialltoallw",
                                                            "allgather_init",
                                                            "allgatherv_init",
                                                            "allreduce_init",
@@ -99,7 +101,8 @@ inline constexpr std::array<const char*, 48> kind_names = {"allgather",
                                                            "scan_init",
                                                            "exscan_init",
                                                            "reduce_scatter_block_init",
-                                                           "reduce_scatter_init"};
+                                                           "reduce_scatter_init",
+                                                           "alltoallw_init"};
 
 // ---------------------------------------------------------------------------- per rank
 

@@ -341,4 +341,69 @@ void unpack_blocks(const Blocks& blocks, std::span<const int> counts, std::span<
   }
 }
 
+bool lay_out_typed(std::span<const int> counts, std::span<const int> displs, std::span<const TypeInfo> types,
+                   const void* buf, std::vector<std::byte>& scratch, Blocks& out) {
+  const std::size_t p = counts.size();
+  out.counts.assign(p, 0);
+  out.displs.assign(p, 0);
+  out.staged = false;
+  out.total = 0;
+  bool any = false;
+  bool dense = true;
+  MPI_Aint lowest = 0;
+  MPI_Aint highest = 0;
+  for (std::size_t i = 0; i < p; ++i) {
+    if (counts[i] < 0) return false;
+    const auto bytes = static_cast<MPI_Aint>(counts[i]) * static_cast<MPI_Aint>(types[i].size);
+    if (bytes > INT_MAX) return false;
+    out.counts[i] = static_cast<int>(bytes);
+    out.total += static_cast<std::size_t>(bytes);
+    if (bytes == 0) continue;
+    dense = dense && types[i].dense;
+    const auto at = static_cast<MPI_Aint>(displs[i]);
+    lowest = any ? std::min(lowest, at) : at;
+    highest = any ? std::max(highest, at + bytes) : at + bytes;
+    any = true;
+  }
+  if (!any) {
+    out.base = static_cast<std::byte*>(const_cast<void*>(buf));
+    return true;
+  }
+  if (dense && highest - lowest <= INT_MAX) {
+    out.base = static_cast<std::byte*>(const_cast<void*>(offset(buf, lowest)));
+    for (std::size_t i = 0; i < p; ++i) {
+      if (out.counts[i] > 0) out.displs[i] = static_cast<int>(static_cast<MPI_Aint>(displs[i]) - lowest);
+    }
+    return true;
+  }
+  if (out.total > static_cast<std::size_t>(INT_MAX)) return false;
+  if (scratch.size() < out.total) scratch.resize(out.total);
+  out.base = scratch.data();
+  out.staged = true;
+  int at = 0;
+  for (std::size_t i = 0; i < p; ++i) {
+    out.displs[i] = at;
+    at += out.counts[i];
+  }
+  return true;
+}
+
+void pack_typed(const Blocks& blocks, std::span<const int> counts, std::span<const int> displs,
+                std::span<const TypeInfo> types, const void* buf, MPI_Comm comm) {
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (blocks.counts[i] == 0) continue;
+    pack(offset(buf, static_cast<MPI_Aint>(displs[i])), static_cast<std::size_t>(counts[i]), types[i],
+         blocks.base + blocks.displs[i], comm);
+  }
+}
+
+void unpack_typed(const Blocks& blocks, std::span<const int> counts, std::span<const int> displs,
+                  std::span<const TypeInfo> types, void* buf, MPI_Comm comm) {
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    if (blocks.counts[i] == 0) continue;
+    unpack(blocks.base + blocks.displs[i], static_cast<std::size_t>(counts[i]), types[i],
+           offset(buf, static_cast<MPI_Aint>(displs[i])), comm);
+  }
+}
+
 }  // namespace ragged::pmpi

@@ -567,6 +567,79 @@ static void test_alltoallv(void) {
   }
 }
 
+/* alltoallw: the block from rank a to rank b is w_count(a, b) elements of w_type(a, b), one of
+   int, double, char and a vector of 2 ints 3 apart (a derived type with holes, packed by the
+   library), at byte displacements in reverse rank order with gaps; in place, one count and type
+   per pair of ranks. Compared bytewise with the MPI library's own MPI_Alltoallw. */
+static MPI_Datatype w_vector = MPI_DATATYPE_NULL;
+static MPI_Datatype w_type(int a, int b, int in_place) {
+  const int x = in_place ? (a < b ? a : b) : a;
+  const int y = in_place ? (a < b ? b : a) : b;
+  const MPI_Datatype types[4] = {MPI_INT, MPI_DOUBLE, MPI_CHAR, w_vector};
+  return types[(x * 3 + y) % 4];
+}
+static int w_count(int a, int b, int in_place, int scale) {
+  const int x = in_place ? (a < b ? a : b) : a;
+  const int y = in_place ? (a < b ? b : a) : b;
+  return ((x + 2 * y) % 3) * scale;
+}
+static long w_layout(int sending, int in_place, int scale, int* counts, int* displs, MPI_Datatype* types) {
+  long span = 0;
+  for (int j = t_size - 1; j >= 0; --j) {
+    const int from = sending ? t_rank : j;
+    const int to = sending ? j : t_rank;
+    MPI_Aint lb = 0;
+    MPI_Aint extent = 0;
+    types[j] = w_type(from, to, in_place);
+    counts[j] = w_count(from, to, in_place, scale);
+    MPI_Type_get_extent(types[j], &lb, &extent);
+    span += 8; /* a gap before every block */
+    displs[j] = (int)span;
+    span += (long)counts[j] * (long)extent;
+  }
+  return span;
+}
+
+static void test_alltoallw(void) {
+  MPI_Type_vector(2, 1, 3, MPI_INT, &w_vector);
+  MPI_Type_commit(&w_vector);
+  const int scales[] = {1, 40};
+  for (int s = 0; s < 2; ++s) {
+    for (int in_place = 0; in_place < 2; ++in_place) {
+      const int scale = scales[s];
+      int* scounts = t_alloc((size_t)t_size * sizeof(int));
+      int* sdispls = t_alloc((size_t)t_size * sizeof(int));
+      int* rcounts = t_alloc((size_t)t_size * sizeof(int));
+      int* rdispls = t_alloc((size_t)t_size * sizeof(int));
+      MPI_Datatype* stypes = t_alloc((size_t)t_size * sizeof(MPI_Datatype));
+      MPI_Datatype* rtypes = t_alloc((size_t)t_size * sizeof(MPI_Datatype));
+      const long sspan = w_layout(1, in_place, scale, scounts, sdispls, stypes);
+      const long rspan = w_layout(0, in_place, scale, rcounts, rdispls, rtypes) + GUARD;
+      unsigned char* send = t_alloc((size_t)sspan + 1);
+      unsigned char* got = t_alloc((size_t)rspan);
+      unsigned char* want = t_alloc((size_t)rspan);
+      for (long i = 0; i < sspan; ++i) send[i] = (unsigned char)t_value(t_rank, i, s);
+      for (long i = 0; i < rspan; ++i) got[i] = want[i] = in_place ? (unsigned char)t_value(t_rank, i, s + 7) : 0xEE;
+      const void* sb = in_place ? MPI_IN_PLACE : send;
+      const int rc = MPI_Alltoallw(sb, scounts, sdispls, stypes, got, rcounts, rdispls, rtypes, MPI_COMM_WORLD);
+      const int ran = ran_forced();
+      PMPI_Alltoallw(sb, scounts, sdispls, stypes, want, rcounts, rdispls, rtypes, MPI_COMM_WORLD);
+      t_check(rc == MPI_SUCCESS && ran && memcmp(got, want, (size_t)rspan) == 0, "alltoallw %s scale %d in_place %d",
+              g_name, scale, in_place);
+      free(scounts);
+      free(sdispls);
+      free(rcounts);
+      free(rdispls);
+      free(stypes);
+      free(rtypes);
+      free(send);
+      free(got);
+      free(want);
+    }
+  }
+  MPI_Type_free(&w_vector);
+}
+
 static void run_collective(const char* collective) {
   if (strcmp(collective, "allgather") == 0) test_allgather();
   if (strcmp(collective, "allreduce") == 0) test_reductions(0);
@@ -585,6 +658,7 @@ static void run_collective(const char* collective) {
   if (strcmp(collective, "scatterv") == 0) test_gatherv_scatterv(1);
   if (strcmp(collective, "alltoall") == 0) test_alltoall();
   if (strcmp(collective, "alltoallv") == 0) test_alltoallv();
+  if (strcmp(collective, "alltoallw") == 0) test_alltoallw();
   if (strcmp(collective, "allgatherv") == 0) test_allgatherv();
 }
 

@@ -57,7 +57,7 @@ program pmpi_fortran
   end do
   close (unit)
   ! auto for every collective, then MPI_BOTTOM with an absolute-address datatype
-  do k = 1, 15
+  do k = 1, 16
     collective = collectives(k)
     call force(collective, 'auto')
     call run(collective, 'auto', '-')
@@ -74,10 +74,10 @@ contains
 
   character(len=24) function collectives(k)
     integer, intent(in) :: k
-    character(len=24), parameter :: all(15) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
+    character(len=24), parameter :: all(16) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', 'reduce', &
                                                 'gather', 'scatter', 'gatherv', 'scatterv', 'alltoall', 'alltoallv', &
                                                 'scan', 'exscan', 'reduce_scatter_block', 'allgatherv', &
-                                                'reduce_scatter']
+                                                'reduce_scatter', 'alltoallw']
     collectives = all(k)
   end function
 
@@ -86,7 +86,7 @@ contains
   subroutine run(coll, algorithm, fb)
     character(len=*), intent(in) :: coll, algorithm, fb
     integer :: send(n * procs), recv(n * procs), want(n * procs), counts(procs), displs(procs)
-    integer :: rcounts(procs), rdispls(procs), i, j, r, root, total
+    integer :: rcounts(procs), rdispls(procs), stypes(procs), rtypes(procs), i, j, r, root, total
     logical :: ok
     root = procs - 1
     select case (trim(coll))
@@ -262,6 +262,27 @@ contains
       call MPI_Alltoallv(send, counts, displs, MPI_INTEGER, recv, rcounts, rdispls, MPI_INTEGER, MPI_COMM_WORLD, ierr)
       total = sum(rcounts)
       call check(ierr == MPI_SUCCESS .and. all(recv(1:total) == want(1:total)), 'alltoallv', algorithm, fb)
+    case ('alltoallw')
+      ! alltoallv's blocks, the pair (r, j) typed MPI_INTEGER or MPI_REAL (both 4 bytes, copied
+      ! bit for bit), displacements in bytes
+      counts = [(mod(rank + j, 3), j = 0, procs - 1)]
+      rcounts = [(mod(r + rank, 3), r = 0, procs - 1)]
+      stypes = [(merge(MPI_INTEGER, MPI_REAL, mod(rank + 2 * j, 2) == 0), j = 0, procs - 1)]
+      rtypes = [(merge(MPI_INTEGER, MPI_REAL, mod(r + 2 * rank, 2) == 0), r = 0, procs - 1)]
+      displs(1) = 0
+      rdispls(1) = 0
+      do j = 2, procs
+        displs(j) = displs(j - 1) + 4 * counts(j - 1)
+        rdispls(j) = rdispls(j - 1) + 4 * rcounts(j - 1)
+      end do
+      do j = 0, procs - 1
+        send(displs(j + 1) / 4 + 1:displs(j + 1) / 4 + counts(j + 1)) = [(v(rank, 100 * j + i), i = 1, counts(j + 1))]
+        want(rdispls(j + 1) / 4 + 1:rdispls(j + 1) / 4 + rcounts(j + 1)) = [(v(j, 100 * rank + i), i = 1, rcounts(j + 1))]
+      end do
+      recv = -1
+      call MPI_Alltoallw(send, counts, displs, stypes, recv, rcounts, rdispls, rtypes, MPI_COMM_WORLD, ierr)
+      total = sum(rcounts)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:total) == want(1:total)), 'alltoallw', algorithm, fb)
     case ('barrier')
       call MPI_Barrier(MPI_COMM_WORLD, ierr)
       call check(ierr == MPI_SUCCESS, 'barrier', algorithm, fb)

@@ -13,6 +13,7 @@
 #define MPI_Iallreduce t_iallreduce
 #define MPI_Ialltoall t_ialltoall
 #define MPI_Ialltoallv t_ialltoallv
+#define MPI_Ialltoallw t_ialltoallw
 #define MPI_Ibcast t_ibcast
 #define MPI_Ireduce t_ireduce
 #define MPI_Igather t_igather
@@ -48,11 +49,11 @@ program pmpi_fortran_nonblocking
   character(len=256) :: path, line
   character(len=24) :: collective
   character(len=64) :: name, fallback
-  character(len=24), parameter :: all_collectives(16) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', &
+  character(len=24), parameter :: all_collectives(17) = [character(len=24) :: 'allgather', 'allreduce', 'bcast', &
                                                          'reduce', 'gather', 'scatter', 'gatherv', 'scatterv', &
                                                          'alltoall', 'alltoallv', 'scan', 'exscan', &
                                                          'reduce_scatter_block', 'allgatherv', 'reduce_scatter', &
-                                                         'barrier']
+                                                         'barrier', 'alltoallw']
   procedure(last_fn), pointer :: last => null()
   procedure(reread_fn), pointer :: reread => null()
   type(c_funptr) :: fp
@@ -85,7 +86,7 @@ program pmpi_fortran_nonblocking
     call run(collective, name, fallback)
   end do
   close (unit)
-  do k = 1, 16
+  do k = 1, 17
     collective = all_collectives(k)
     call force(collective, 'auto')
     call run(collective, 'auto', '-')
@@ -150,7 +151,7 @@ contains
   subroutine run(coll, algorithm, fb)
     character(len=*), intent(in) :: coll, algorithm, fb
     integer :: send(n * procs), recv(n * procs), want(n * procs), counts(procs), displs(procs)
-    integer :: rcounts(procs), rdispls(procs), i, j, r, root, total, request
+    integer :: rcounts(procs), rdispls(procs), stypes(procs), rtypes(procs), i, j, r, root, total, request
     logical :: ok
     root = procs - 1
     recv = -1
@@ -271,6 +272,27 @@ contains
       call complete(request)
       total = sum(rcounts)
       call check(ierr == MPI_SUCCESS .and. all(recv(1:total) == want(1:total)), 'ialltoallv', algorithm, fb)
+    case ('alltoallw')
+      ! alltoallv's blocks, the pair (r, j) typed MPI_INTEGER or MPI_REAL, displacements in bytes
+      counts = [(mod(rank + j, 3), j = 0, procs - 1)]
+      rcounts = [(mod(r + rank, 3), r = 0, procs - 1)]
+      stypes = [(merge(MPI_INTEGER, MPI_REAL, mod(rank + 2 * j, 2) == 0), j = 0, procs - 1)]
+      rtypes = [(merge(MPI_INTEGER, MPI_REAL, mod(r + 2 * rank, 2) == 0), r = 0, procs - 1)]
+      displs(1) = 0
+      rdispls(1) = 0
+      do j = 2, procs
+        displs(j) = displs(j - 1) + 4 * counts(j - 1)
+        rdispls(j) = rdispls(j - 1) + 4 * rcounts(j - 1)
+      end do
+      do j = 0, procs - 1
+        send(displs(j + 1) / 4 + 1:displs(j + 1) / 4 + counts(j + 1)) = [(v(rank, 100 * j + i), i = 1, counts(j + 1))]
+        want(rdispls(j + 1) / 4 + 1:rdispls(j + 1) / 4 + rcounts(j + 1)) = [(v(j, 100 * rank + i), i = 1, rcounts(j + 1))]
+      end do
+      recv = -1
+      call MPI_Ialltoallw(send, counts, displs, stypes, recv, rcounts, rdispls, rtypes, MPI_COMM_WORLD, request, ierr)
+      call complete(request)
+      total = sum(rcounts)
+      call check(ierr == MPI_SUCCESS .and. all(recv(1:total) == want(1:total)), 'ialltoallw', algorithm, fb)
     case ('barrier')
       call MPI_Ibarrier(MPI_COMM_WORLD, request, ierr)
       call complete(request)

@@ -149,6 +149,8 @@ static int t_started(int rc, MPI_Request* request) {
   T_INIT(Alltoall)(sb, sc, st, rb, rc, rt, comm, MPI_INFO_NULL, req)
 #define MPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, req) \
   T_INIT(Alltoallv)(sb, scs, sds, st, rb, rcs, rds, rt, comm, MPI_INFO_NULL, req)
+#define MPI_Ialltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm, req) \
+  T_INIT(Alltoallw)(sb, scs, sds, sts, rb, rcs, rds, rts, comm, MPI_INFO_NULL, req)
 #define MPI_Ibcast(b, c, t, root, comm, req) T_INIT(Bcast)(b, c, t, root, comm, MPI_INFO_NULL, req)
 #define MPI_Ireduce(sb, rb, c, t, op, root, comm, req) T_INIT(Reduce)(sb, rb, c, t, op, root, comm, MPI_INFO_NULL, req)
 #define MPI_Igather(sb, sc, st, rb, rc, rt, root, comm, req) \
@@ -200,6 +202,10 @@ static inline int t_alltoallv(const void* sb, const int* scs, const int* sds, MP
                               const int* rds, MPI_Datatype rt, MPI_Comm comm) {
   T_POSTED(MPI_Ialltoallv(sb, scs, sds, st, rb, rcs, rds, rt, comm, &t_request));
 }
+static inline int t_alltoallw(const void* sb, const int* scs, const int* sds, const MPI_Datatype* sts, void* rb,
+                              const int* rcs, const int* rds, const MPI_Datatype* rts, MPI_Comm comm) {
+  T_POSTED(MPI_Ialltoallw(sb, scs, sds, sts, rb, rcs, rds, rts, comm, &t_request));
+}
 static inline int t_bcast(void* b, int c, MPI_Datatype t, int root, MPI_Comm comm) {
   T_POSTED(MPI_Ibcast(b, c, t, root, comm, &t_request));
 }
@@ -241,6 +247,7 @@ static inline int t_reduce_scatter(const void* sb, void* rb, const int* rcs, MPI
 #undef MPI_Iallreduce
 #undef MPI_Ialltoall
 #undef MPI_Ialltoallv
+#undef MPI_Ialltoallw
 #undef MPI_Ibcast
 #undef MPI_Ireduce
 #undef MPI_Igather
@@ -373,6 +380,7 @@ static void t_nonblocking_extras(void) {
 #define MPI_Allreduce t_allreduce
 #define MPI_Alltoall t_alltoall
 #define MPI_Alltoallv t_alltoallv
+#define MPI_Alltoallw t_alltoallw
 #define MPI_Bcast t_bcast
 #define MPI_Reduce t_reduce
 #define MPI_Gather t_gather

@@ -69,6 +69,19 @@ subroutine t_ialltoallv(sb, scs, sdispls, st, rb, rcs, rdispls, rt, comm, reques
   if (ierr == MPI_SUCCESS) call MPI_Start(request, ierr)
 end subroutine
 
+subroutine t_ialltoallw(sb, scs, sdispls, sts, rb, rcs, rdispls, rts, comm, request, ierr)
+  use mpi
+  implicit none
+  integer :: sb(*), scs(*), sdispls(*), sts(*), rb(*), rcs(*), rdispls(*), rts(*)
+  integer :: comm, request, ierr
+#ifdef T_MPIX
+  call MPIX_Alltoallw_init(sb, scs, sdispls, sts, rb, rcs, rdispls, rts, comm, MPI_INFO_NULL, request, ierr)
+#else
+  call MPI_Alltoallw_init(sb, scs, sdispls, sts, rb, rcs, rdispls, rts, comm, MPI_INFO_NULL, request, ierr)
+#endif
+  if (ierr == MPI_SUCCESS) call MPI_Start(request, ierr)
+end subroutine
+
 subroutine t_ibcast(buf, count, dt, root, comm, request, ierr)
   use mpi
   implicit none

@@ -176,7 +176,8 @@ static inline void t_load_algorithms(const char* path) {
                                "exscan",
                                "reduce_scatter_block",
                                "allgatherv",
-                               "reduce_scatter"};
+                               "reduce_scatter",
+                               "alltoallw"};
   const int ncollectives = (int)(sizeof collectives / sizeof collectives[0]);
   for (int c = 0; c < ncollectives && t_algorithm_count < 256; ++c) {
     if (only != NULL && strcmp(only, collectives[c]) != 0) continue;

@@ -105,8 +105,8 @@ void check_alltoallw(Comm& comm, const AlltoallwFn& fn, const std::string& name)
         fn(comm, ragged::in_place, {}, {}, {}, got.data(), recv.counts, recv.displs, recv.types, options);
       } else {
         const Bytes input = fill(send, me, true);
-        fn(comm, input.data(), send.counts, send.displs, send.types, got.data(), recv.counts, recv.displs,
-           recv.types, options);
+        fn(comm, input.data(), send.counts, send.displs, send.types, got.data(), recv.counts, recv.displs, recv.types,
+           options);
       }
       if (got != want) {
         const auto at = std::mismatch(got.begin(), got.end(), want.begin()).first - got.begin();

@@ -65,10 +65,10 @@ TEST(ReportRecords, RefusesAnUnknownKindOrMode) {
   const long long size = 4096;
   for (std::size_t at = 0; at + 9 <= unknown.size(); ++at) {
     if (unknown[at] == std::byte{11} && std::memcmp(&unknown[at + 1], &size, sizeof size) == 0) {
-      unknown[at] = std::byte{48};
+      unknown[at] = std::byte{51};
     }
   }
-  EXPECT_EQ(refusal(unknown), "ragged pmpi report: unknown collective 48 in the records");
+  EXPECT_EQ(refusal(unknown), "ragged pmpi report: unknown collective 51 in the records");
   EXPECT_EQ(refusal(bytes), "merged");
 }
 
