@@ -607,6 +607,9 @@ static void test_alltoallw(void) {
   for (int s = 0; s < 2; ++s) {
     for (int in_place = 0; in_place < 2; ++in_place) {
       const int scale = scales[s];
+      /* MPICH's own in-place MPI_Ialltoallw is wrong: forced native skips it there (ragged's
+         algorithms still run it; the blocking reference is right). */
+      if (in_place && t_mpich_ialltoallw_in_place_bug() && strcmp(g_name, "native") == 0) continue;
       int* scounts = t_alloc((size_t)t_size * sizeof(int));
       int* sdispls = t_alloc((size_t)t_size * sizeof(int));
       int* rcounts = t_alloc((size_t)t_size * sizeof(int));

@@ -77,6 +77,17 @@ static inline int t_mpich_reduce_scatter_in_place_bug(void) {
 #endif
 }
 
+/* MPICH 4.0.2's nonblocking (and persistent) MPI_Ialltoallw with MPI_IN_PLACE and blocks of
+   different datatypes copies with the wrong type: wrong data at np 2, "Message truncated" at np 3
+   (docs/portability.md). */
+static inline int t_mpich_ialltoallw_in_place_bug(void) {
+#if defined(MPICH) && defined(T_NONBLOCKING)
+  return 1;
+#else
+  return 0;
+#endif
+}
+
 /* MPICH 4.0's MPI_Reduce reads MPI_IN_PLACE as a buffer at a root other than 0 and crashes
  * (pmodels/mpich#6540, fixed upstream by pmodels/mpich#6543; docs/portability.md). The tests keep
  * such calls away from the MPI library itself: this says when a reduce would meet the bug. */
