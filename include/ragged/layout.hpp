@@ -80,10 +80,16 @@ struct NetworkModel {
   /// rendezvous size"): one TCP connection per pair carries both directions.
   double exchange_factor = 1;
   std::size_t eager_limit = 0;  ///< bytes from which exchange_factor applies (0: every size)
+  /// Seconds a rank takes to reduce one element (one operand into another): the sim backend
+  /// charges one flop an element at the host's speed, so it gives 1 / speed. The cost models'
+  /// gamma (seconds per byte reduced) is this over the element's size (CallInfo::element_bytes);
+  /// 0: unknown, the models keep their default gamma.
+  double reduce_element = 0;
 
   /// Parses RAGGED_NETWORK's form, comma-separated fields, each optional:
-  /// `intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT]` (seconds,
-  /// seconds per byte, 0 < FACTOR <= 1, bytes), e.g. "intra=150e-6:9.3e-10,exchange=0.71:65536".
+  /// `intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS`
+  /// (seconds, seconds per byte, 0 < FACTOR <= 1, bytes, seconds per element reduced), e.g.
+  /// "intra=150e-6:9.3e-10,exchange=0.71:65536".
   /// Throws InvalidArgument(argument) naming the field at fault.
   static NetworkModel parse(std::string_view text, const char* argument = "RAGGED_NETWORK");
 };

@@ -38,6 +38,9 @@ struct CallInfo {
   /// allgatherv and reduce_scatter: the bytes of the largest block (0 for the other collectives).
   std::size_t largest = 0;
   bool commutative = true;  ///< the reduction operator's (reductions only)
+  /// The size of one element of a reduction's datatype, bytes (0: unknown, taken as 4): with the
+  /// network's NetworkModel::reduce_element it gives the cost models' gamma per byte.
+  std::size_t element_bytes = 0;
   const Hints* hints = nullptr;
   std::string backend;  ///< the Comm's ("sim", "mpi")
   /// A part of another algorithm (dispatch_bcast() in src/core/dispatch/compose.hpp): every rank

@@ -156,6 +156,7 @@ std::shared_ptr<const NetworkModel> network_of(const Comm& comm, const Hints& hi
   if (given->intra.known()) with->intra = given->intra;
   if (given->inter.known()) with->inter = given->inter;
   if (given->gap > 0) with->gap = given->gap;
+  if (given->reduce_element > 0) with->reduce_element = given->reduce_element;
   if (given->exchange_factor < 1) {
     with->exchange_factor = given->exchange_factor;
     with->eager_limit = given->eager_limit;

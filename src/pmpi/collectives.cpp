@@ -70,7 +70,7 @@ bool reducible_call(Call& call, int count, MPI_Datatype datatype, MPI_Op op, pmp
   if (!pmpi::reduction_of(datatype, op, reduction, why)) return call.fallback(why);
   n = static_cast<std::size_t>(count);
   const std::size_t unit = ragged::size_of(reduction.unit);
-  return call.selects_ragged(blocks * n * unit, reduction.op.commutative, largest * unit);
+  return call.selects_ragged(blocks * n * unit, reduction.op.commutative, largest * unit, unit);
 }
 
 }  // namespace

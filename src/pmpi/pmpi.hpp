@@ -144,7 +144,9 @@ class Call {
   /// (said once): the call then goes to the MPI library. `bytes`, `commutative` and `largest` as CallInfo.
   /// When selection is `auto` for an allgather or allreduce and arrival awareness is on, the
   /// call first gets its site's arrival snapshot (site_prediction.hpp), which `auto` then reads.
-  [[nodiscard]] bool selects_ragged(std::size_t bytes, bool commutative = true, std::size_t largest = 0);
+  /// `element`: a reduction's element size in bytes (CallInfo::element_bytes).
+  [[nodiscard]] bool selects_ragged(std::size_t bytes, bool commutative = true, std::size_t largest = 0,
+                                    std::size_t element = 0);
 
   /// Marks the call as given to the MPI library because of `why`; returns false.
   bool fallback(const char* why);

@@ -386,13 +386,14 @@ std::vector<std::byte>& Call::scratch(int i, std::size_t bytes) {
   return buffer;
 }
 
-bool Call::selects_ragged(std::size_t bytes, bool commutative, std::size_t largest) {
+bool Call::selects_ragged(std::size_t bytes, bool commutative, std::size_t largest, std::size_t element) {
   CallInfo info;
   info.collective = collective_;
   info.procs = size();
   info.bytes = bytes;
   info.largest = largest;
   info.commutative = commutative;
+  info.element_bytes = element;
   info.hints = &options_.hints;
   info.backend = state_.comm->backend();
   info.max_message_bytes = state_.comm->max_message_bytes();

@@ -296,7 +296,8 @@ std::shared_ptr<const NodeLayout> platform_layout(const EngineState& st, const s
 
 /// What the platform says of the links of ranks on `rank_hosts` laid out as `layout`: between
 /// the first two ranks of the first node that holds two, between the leaders of nodes 0 and 1,
-/// the message gap and the protocol's exchange factor. Null when none of them is known.
+/// the message gap, the protocol's exchange factor and the time a reduction takes an element. Null
+/// when none of them is known.
 std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
                                                      const std::vector<sg4::Host*>& rank_hosts, double gap,
                                                      const detail::Protocol& protocol) {
@@ -319,7 +320,14 @@ std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
     net->inter =
         route_link(rank_hosts[static_cast<std::size_t>(leaders[0])], rank_hosts[static_cast<std::size_t>(leaders[1])]);
   }
-  if (!net->intra.known() && !net->inter.known() && gap <= 0 && net->exchange_factor == 1) return nullptr;
+  // A reduction charges a flop an element (SimRuntime::charge): the slowest rank's host sets the pace.
+  for (sg4::Host* host : rank_hosts) {
+    if (host->get_speed() > 0) net->reduce_element = std::max(net->reduce_element, 1.0 / host->get_speed());
+  }
+  if (!net->intra.known() && !net->inter.known() && gap <= 0 && net->exchange_factor == 1 &&
+      !(net->reduce_element > 0)) {
+    return nullptr;
+  }
   return net;
 }
 

@@ -148,7 +148,7 @@ void network(const std::string& text) {
     const std::string_view what(e.what());
     const std::string head = "invalid argument 'RAGGED_NETWORK': '" + text + "': field '";
     const std::string_view tail =
-        " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT])";
+        " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS)";
     FUZZ_REQUIRE(what.substr(0, head.size()) == head, "RAGGED_NETWORK: a refusal names a field");
     FUZZ_REQUIRE(what.size() >= head.size() + tail.size() && what.substr(what.size() - tail.size()) == tail,
                  "RAGGED_NETWORK: a refusal says the form");
@@ -156,14 +156,15 @@ void network(const std::string& text) {
     bool named = false;
     for (const std::string_view why :
          {"has no '='", "needs ALPHA:BETA", "needs non-negative numbers", "needs a factor in (0, 1]",
-          "needs a whole number of bytes after ':'", "is not one of intra, inter, gap, exchange"}) {
+          "needs a whole number of bytes after ':'", "is not one of intra, inter, gap, exchange, reduce"}) {
       const std::size_t n = why.size() + 2;  // "' " + why
       named = named || (middle.size() > n && middle.substr(middle.size() - n) == "' " + std::string(why));
     }
     FUZZ_REQUIRE(named, "RAGGED_NETWORK: the field named is not empty, the reason one of the parser's");
     return;
   }
-  for (const double v : {got.intra.alpha, got.intra.beta, got.inter.alpha, got.inter.beta, got.gap}) {
+  for (const double v :
+       {got.intra.alpha, got.intra.beta, got.inter.alpha, got.inter.beta, got.gap, got.reduce_element}) {
     FUZZ_REQUIRE(std::isfinite(v) && v >= 0, "RAGGED_NETWORK: finite non-negative numbers");
   }
   FUZZ_REQUIRE(got.exchange_factor > 0 && got.exchange_factor <= 1, "RAGGED_NETWORK: a factor in (0, 1]");
@@ -171,11 +172,12 @@ void network(const std::string& text) {
   const std::string again = "intra=" + printed(got.intra.alpha) + ":" + printed(got.intra.beta) +
                             ",inter=" + printed(got.inter.alpha) + ":" + printed(got.inter.beta) +
                             ",gap=" + printed(got.gap) + ",exchange=" + printed(got.exchange_factor) + ":" +
-                            std::to_string(got.eager_limit);
+                            std::to_string(got.eager_limit) + ",reduce=" + printed(got.reduce_element);
   const ragged::NetworkModel back = ragged::NetworkModel::parse(again);
   FUZZ_REQUIRE(back.intra.alpha == got.intra.alpha && back.intra.beta == got.intra.beta &&
                    back.inter.alpha == got.inter.alpha && back.inter.beta == got.inter.beta && back.gap == got.gap &&
-                   back.exchange_factor == got.exchange_factor && back.eager_limit == got.eager_limit,
+                   back.exchange_factor == got.exchange_factor && back.eager_limit == got.eager_limit &&
+                   back.reduce_element == got.reduce_element,
                "RAGGED_NETWORK: written back, the same");
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -39,11 +40,13 @@ TEST(NetworkEnv, ReplacesThePlatformsFieldsItGivesAndKeepsTheOthers) {
       const std::shared_ptr<const NetworkModel> net = network_of(comm, Hints{});
       RAGGED_CHECK(net != nullptr && net->intra.known() && net->inter.known());
       RAGGED_CHECK(net->exchange_factor == 1);
+      // A reduction charges a flop an element at the host's speed (galileo: 36.8 Gflop/s).
+      RAGGED_CHECK(std::abs(net->reduce_element * 36.8e9 - 1) < 1e-12);
       if (comm.rank() == 0) own = *net;
     });
   }
   {
-    const ScopedEnv set("RAGGED_NETWORK", "intra=1e-6:1e-9,exchange=0.5:1000");
+    const ScopedEnv set("RAGGED_NETWORK", "intra=1e-6:1e-9,exchange=0.5:1000,reduce=3e-9");
     sim::run(galileo(), [&](Comm& comm) {
       const std::shared_ptr<const NetworkModel> with = network_of(comm, Hints{});
       RAGGED_CHECK(with != nullptr);
@@ -51,6 +54,7 @@ TEST(NetworkEnv, ReplacesThePlatformsFieldsItGivesAndKeepsTheOthers) {
       RAGGED_CHECK(with->inter.alpha == own.inter.alpha && with->inter.beta == own.inter.beta);
       RAGGED_CHECK(with->gap == own.gap);
       RAGGED_CHECK(with->exchange_factor == 0.5 && with->eager_limit == 1000);
+      RAGGED_CHECK(with->reduce_element == 3e-9);
       // a hint still wins over both
       Hints hints;
       auto hint = std::make_shared<NetworkModel>();

@@ -122,7 +122,7 @@ TEST(NodeLayout, CheckNamesTheArgument) {
 // RAGGED_NETWORK's form (NetworkModel::parse): every field, any subset, and errors naming the field.
 TEST(NetworkModelParse, EveryFieldAndAnySubset) {
   const NetworkModel all =
-      NetworkModel::parse("intra=150e-6:9.26e-10,inter=1.625e-4:8.2e-8,gap=6.9e-6,exchange=0.71:65536");
+      NetworkModel::parse("intra=150e-6:9.26e-10,inter=1.625e-4:8.2e-8,gap=6.9e-6,exchange=0.71:65536,reduce=2.5e-10");
   EXPECT_DOUBLE_EQ(all.intra.alpha, 150e-6);
   EXPECT_DOUBLE_EQ(all.intra.beta, 9.26e-10);
   EXPECT_DOUBLE_EQ(all.inter.alpha, 1.625e-4);
@@ -130,12 +130,14 @@ TEST(NetworkModelParse, EveryFieldAndAnySubset) {
   EXPECT_DOUBLE_EQ(all.gap, 6.9e-6);
   EXPECT_DOUBLE_EQ(all.exchange_factor, 0.71);
   EXPECT_EQ(all.eager_limit, 65536U);
+  EXPECT_DOUBLE_EQ(all.reduce_element, 2.5e-10);
   const NetworkModel some = NetworkModel::parse("exchange=0.5");
   EXPECT_FALSE(some.intra.known());
   EXPECT_FALSE(some.inter.known());
   EXPECT_EQ(some.gap, 0.0);
   EXPECT_DOUBLE_EQ(some.exchange_factor, 0.5);
   EXPECT_EQ(some.eager_limit, 0U);
+  EXPECT_EQ(some.reduce_element, 0.0);
   const NetworkModel none = NetworkModel::parse("");
   EXPECT_EQ(none.exchange_factor, 1.0);
   EXPECT_FALSE(none.intra.known());
@@ -159,6 +161,7 @@ TEST(NetworkModelParse, ErrorsNameTheFieldAndTheVariable) {
   EXPECT_NE(message("exchange=0.7:1.5").find("'exchange'"), std::string::npos);
   EXPECT_NE(message("speed=3").find("'speed'"), std::string::npos);
   EXPECT_NE(message("gap").find("'gap'"), std::string::npos);
+  EXPECT_NE(message("reduce=-1").find("'reduce'"), std::string::npos);
   // An empty field (a trailing ',', or "=1") is named "" (fuzz.env found field '' naming nothing).
   EXPECT_NE(message("gap=1e-6,").find("field '\"\"' has no '='"), std::string::npos);
   EXPECT_NE(message("=1").find("field '\"\"' is not one of"), std::string::npos);

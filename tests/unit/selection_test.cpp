@@ -626,5 +626,49 @@ TEST(Selection, HierarchicalArrivalOnlyOnANodeAwareLayoutWhenImbalanced) {
   EXPECT_LT(before, plans::cost::allreduce_hierarchical(x));
 }
 
+// The network's reduce_element (seconds per element reduced) over the call's element size is
+// the models' gamma: on galileo's links and layout (P = 64, 16 nodes x 4 ranks) with the
+// simulator's one flop an element at 36.8 Gflop/s, `auto` takes the node-aware allreduce for 64 KiB
+// of floats, which reduces the vector twice; with the default 0.25 ns a byte it keeps
+// rabenseifner (docs/selection.md, "Layouts"). Doubles halve the time a byte takes.
+TEST(Selection, TheNetworksReductionTimeIsGammaPerByteOfTheElement) {
+  const auto layout = std::make_shared<const NodeLayout>(NodeLayout::parse("16x4", 64));
+  auto net = std::make_shared<NetworkModel>();
+  net->intra = LinkModel{0.2e-6, 1e-10};
+  net->inter = LinkModel{1e-6, 1e-10};
+  const auto pick = [&](std::shared_ptr<const NetworkModel> network, std::size_t element) {
+    CallInfo call = call_of(Collective::allreduce, 64, 65536);
+    call.layout = layout;
+    call.network = std::move(network);
+    call.element_bytes = element;
+    return ragged::select(call, "auto").algorithm->name;
+  };
+  EXPECT_EQ(pick(net, 4), "rabenseifner");  // reduce_element unknown: 0.25 ns a byte
+  auto fast = std::make_shared<NetworkModel>(*net);
+  fast->reduce_element = 1 / 36.8e9;
+  EXPECT_EQ(pick(fast, 4), "hierarchical");
+  EXPECT_EQ(pick(fast, 0), "hierarchical");  // unknown element: 4 bytes
+  EXPECT_EQ(pick(fast, 8), "hierarchical");
+  // A reduction slower than the default (16 ns an 8-byte element: 2 ns a byte) makes the
+  // algorithms that reduce less win again.
+  auto slow = std::make_shared<NetworkModel>(*net);
+  slow->reduce_element = 16e-9;
+  EXPECT_NE(pick(slow, 8), "hierarchical");
+  const Algorithm& hier = Registry::instance().find(Collective::allreduce, "hierarchical");
+  CostInput x;
+  x.procs = 64;
+  x.bytes = 65536;
+  x.alpha = 1e-6;
+  x.beta = 1e-10;
+  x.alpha_intra = 0.2e-6;
+  x.beta_intra = 1e-10;
+  x.nodes = 16;
+  x.per_node = 4;
+  x.gamma = 2e-9;
+  const double at_slow = hier.cost(x);
+  x.gamma = 1 / 36.8e9 / 8;
+  EXPECT_LT(hier.cost(x), at_slow);
+}
+
 }  // namespace test_selection_test
 }  // namespace ragged

@@ -39,9 +39,11 @@ enum class Unlisted { bcast_threshold, reduce_threshold };
 
 /// The algorithm of a call of `collective` (`bytes` and `commutative` as CallInfo has them): the
 /// selection the options carry, or dispatch's own; a fallback is reported once per communicator.
-/// `largest`: allgatherv's and reduce_scatter's largest block in bytes (CallInfo::largest).
+/// `largest`: allgatherv's and reduce_scatter's largest block in bytes (CallInfo::largest);
+/// `element`: a reduction's element size in bytes (CallInfo::element_bytes).
 [[nodiscard]] const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                                               const CollectiveOptions& options, std::size_t largest = 0);
+                                               const CollectiveOptions& options, std::size_t largest = 0,
+                                               std::size_t element = 0);
 
 /// A call that ends in dispatch (P = 1, count 0) gives up the background the arrival agent may be
 /// running for it, as the algorithm's own claim would have; returns `algorithm`.

@@ -192,20 +192,27 @@ const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, 
 [[nodiscard]] Context part_context(const Context& ctx, Comm& on, TagBlock tags, Hints& storage);
 
 /// The algorithm of collective `collective` that dispatch selects for a part under `part` (its
-/// Comm, hints and layout), `bytes` and `commutative` as CallInfo has them. On a SubComm an
-/// algorithm of one backend ("native") is replaced by `auto`'s choice: it needs the backend's own
-/// communicator.
+/// Comm, hints and layout), `bytes`, `commutative` and a reduction's `element` size as CallInfo has
+/// them. On a SubComm an algorithm of one backend ("native") is replaced by `auto`'s choice: it
+/// needs the backend's own communicator.
 [[nodiscard]] const Algorithm& select_part(const Context& part, Collective collective, std::size_t bytes,
-                                           bool commutative);
+                                           bool commutative, std::size_t element = 0);
 
 /// Selects (select_part) and runs collective C under `part`, with C's algorithm arguments (the
-/// front door's work done by the caller). Returns the algorithm that ran.
+/// front door's work done by the caller), a reduction's `element` size naming its gamma
+/// (CallInfo::element_bytes). Returns the algorithm that ran.
 template <Collective C, class... Args>
-const Algorithm& dispatch_part(const Context& part, std::size_t bytes, bool commutative, Args&&... args) {
-  const Algorithm& algorithm = select_part(part, C, bytes, commutative);
+const Algorithm& dispatch_reduction_part(const Context& part, std::size_t bytes, bool commutative, std::size_t element,
+                                         Args&&... args) {
+  const Algorithm& algorithm = select_part(part, C, bytes, commutative, element);
   Context sub(part.comm(), part.tags(), part.timeout(), part.workspace(), part.hints(), &algorithm);
   std::get<static_cast<std::size_t>(C)>(algorithm.fn)(sub, std::forward<Args>(args)...);
   return algorithm;
+}
+/// The same for a collective that reduces nothing.
+template <Collective C, class... Args>
+const Algorithm& dispatch_part(const Context& part, std::size_t bytes, bool commutative, Args&&... args) {
+  return dispatch_reduction_part<C>(part, bytes, commutative, 0, std::forward<Args>(args)...);
 }
 
 /// The part collectives, each with the front door's own work: allreduce in place on `buffer`.

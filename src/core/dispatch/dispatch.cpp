@@ -55,15 +55,17 @@ void report_fallback(Comm& comm, Collective collective, const Selection& s) {
 }
 
 /// Selects the algorithm of a call (or of a sub-call: `sub_call`) and reports a fallback once.
+/// `element`: a reduction's element size in bytes (CallInfo::element_bytes; 0 for the others).
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative, const Hints& hints,
                         std::string_view requested, bool sub_call = false, bool source_fills = false,
-                        std::size_t largest = 0) {
+                        std::size_t largest = 0, std::size_t element = 0) {
   CallInfo call;
   call.collective = collective;
   call.procs = comm.size();
   call.bytes = bytes;
   call.largest = largest;
   call.commutative = commutative;
+  call.element_bytes = element;
   call.hints = &hints;
   call.backend = comm.backend();
   call.max_message_bytes = comm.max_message_bytes();
@@ -84,7 +86,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
 /// The algorithm of a call: the selection it carries (made once, before the call, by its
 /// caller), or dispatch's own.
 const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                        const CollectiveOptions& options, std::size_t largest = 0) {
+                        const CollectiveOptions& options, std::size_t largest = 0, std::size_t element = 0) {
   if (const Selection* made = options.selection) {
     if (made->algorithm == nullptr || made->algorithm->collective != collective) {
       throw InvalidArgument("options", std::string("carries a selection that is not a ") + name_of(collective) + "'s");
@@ -92,7 +94,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
     report_fallback(comm, collective, *made);
     return *made->algorithm;
   }
-  return choose(comm, collective, bytes, commutative, options.hints, options.algorithm, false, false, largest);
+  return choose(comm, collective, bytes, commutative, options.hints, options.algorithm, false, false, largest, element);
 }
 
 template <Collective C, class... Args>
@@ -124,8 +126,8 @@ TagBlock tags_of(Unlisted collective) {
 }
 
 const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
-                                 const CollectiveOptions& options, std::size_t largest) {
-  return choose(comm, collective, bytes, commutative, options, largest);
+                                 const CollectiveOptions& options, std::size_t largest, std::size_t element) {
+  return choose(comm, collective, bytes, commutative, options, largest, element);
 }
 
 const Algorithm& ends_early(const Algorithm& algorithm, const CollectiveOptions& options) {
@@ -163,7 +165,8 @@ const Algorithm& dispatch_bcast(const Context& ctx, void* buffer, std::size_t co
 namespace {
 
 /// The regular algorithm that replaces the running arrival-aware one on balanced arrivals.
-const Algorithm& balanced_choice(const Context& ctx, Collective collective, std::size_t bytes, bool commutative) {
+const Algorithm& balanced_choice(const Context& ctx, Collective collective, std::size_t bytes, bool commutative,
+                                 std::size_t element = 0) {
   const Algorithm* running = ctx.algorithm();
   if (running == nullptr || running->collective != collective || running->restrictions.balanced.empty()) {
     throw InvalidArgument("algorithm", std::string(name_of(collective)) + " '" +
@@ -175,6 +178,7 @@ const Algorithm& balanced_choice(const Context& ctx, Collective collective, std:
   call.procs = ctx.size();
   call.bytes = bytes;
   call.commutative = commutative;
+  call.element_bytes = element;
   call.hints = &ctx.hints();
   call.backend = ctx.comm().backend();
   call.max_message_bytes = ctx.comm().max_message_bytes();
@@ -196,7 +200,8 @@ const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, 
 
 const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                               const ReduceOp& op) {
-  const Algorithm& algorithm = balanced_choice(ctx, Collective::allreduce, count * size_of(type), op.commutative);
+  const Algorithm& algorithm =
+      balanced_choice(ctx, Collective::allreduce, count * size_of(type), op.commutative, size_of(type));
   Context sub(ctx.comm(), ctx.tags(), ctx.timeout(), ctx.workspace(), ctx.hints(), &algorithm);
   std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, sendbuf, recvbuf, count, type, op);
   return algorithm;
@@ -205,8 +210,8 @@ const Algorithm& run_balanced(Context& ctx, const void* sendbuf, void* recvbuf, 
 const Algorithm& dispatch_allreduce(const Context& ctx, const void* sendbuf, void* recvbuf, std::size_t count,
                                     DataType type, const ReduceOp& op) {
   Comm& comm = ctx.comm();
-  const Algorithm& algorithm =
-      choose(comm, Collective::allreduce, count * size_of(type), op.commutative, ctx.hints(), {}, true);
+  const Algorithm& algorithm = choose(comm, Collective::allreduce, count * size_of(type), op.commutative, ctx.hints(),
+                                      {}, true, false, 0, size_of(type));
   if (sendbuf != recvbuf) copy_bytes(recvbuf, sendbuf, count * size_of(type));
   if (comm.size() == 1 || count == 0) return algorithm;
   // On the allreduce's own block of tags, whole: the sub-call may compose further (reduce_bcast
@@ -239,24 +244,25 @@ Context part_context(const Context& ctx, Comm& on, TagBlock tags, Hints& storage
   return Context(on, tags, ctx.timeout(), ctx.workspace(), storage);
 }
 
-const Algorithm& select_part(const Context& part, Collective collective, std::size_t bytes, bool commutative) {
-  return choose(part.comm(), collective, bytes, commutative, part.hints(), {}, true);
+const Algorithm& select_part(const Context& part, Collective collective, std::size_t bytes, bool commutative,
+                             std::size_t element) {
+  return choose(part.comm(), collective, bytes, commutative, part.hints(), {}, true, false, 0, element);
 }
 
 const Algorithm& part_allreduce(const Context& part, void* buffer, std::size_t count, DataType type,
                                 const ReduceOp& op) {
   const std::size_t n = count * size_of(type);
-  if (part.size() == 1 || count == 0) return select_part(part, Collective::allreduce, n, op.commutative);
-  return dispatch_part<Collective::allreduce>(part, n, op.commutative, static_cast<const void*>(buffer), buffer, count,
-                                              type, std::cref(op));
+  if (part.size() == 1 || count == 0) return select_part(part, Collective::allreduce, n, op.commutative, size_of(type));
+  return dispatch_reduction_part<Collective::allreduce>(
+      part, n, op.commutative, size_of(type), static_cast<const void*>(buffer), buffer, count, type, std::cref(op));
 }
 
 const Algorithm& part_allreduce_arrival(const Context& part, void* buffer, std::size_t count, DataType type,
                                         const ReduceOp& op) {
   const std::size_t n = count * size_of(type);
   // Not a sub-call: the part's snapshot is its own, and its imbalance chooses as a call's would.
-  const Algorithm& algorithm =
-      choose(part.comm(), Collective::allreduce, n, op.commutative, part.hints(), {}, /*sub_call=*/false);
+  const Algorithm& algorithm = choose(part.comm(), Collective::allreduce, n, op.commutative, part.hints(), {},
+                                      /*sub_call=*/false, false, 0, size_of(type));
   if (part.size() == 1 || count == 0) return algorithm;
   Context sub(part.comm(), part.tags(), part.timeout(), part.workspace(), part.hints(), &algorithm);
   std::get<static_cast<std::size_t>(Collective::allreduce)>(algorithm.fn)(sub, buffer, buffer, count, type, op);
@@ -268,9 +274,10 @@ const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* rec
   const std::size_t n = count * size_of(type);
   if (part.size() == 1 || count == 0) {
     if (part.rank() == root) copy_bytes(recvbuf, sendbuf, n);
-    return select_part(part, Collective::reduce, n, op.commutative);
+    return select_part(part, Collective::reduce, n, op.commutative, size_of(type));
   }
-  return dispatch_part<Collective::reduce>(part, n, op.commutative, sendbuf, recvbuf, count, type, std::cref(op), root);
+  return dispatch_reduction_part<Collective::reduce>(part, n, op.commutative, size_of(type), sendbuf, recvbuf, count,
+                                                     type, std::cref(op), root);
 }
 
 const Algorithm& part_gather(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
@@ -353,7 +360,7 @@ const Algorithm& allreduce(Comm& comm, const void* sendbuf, void* recvbuf, std::
   if (!is_in_place(sendbuf)) check_buffer(sendbuf, n, "sendbuf");
   reject_in_place(recvbuf, "recvbuf", "as sendbuf");
   check_buffer(recvbuf, n, "recvbuf");
-  const Algorithm& algorithm = choose(comm, Collective::allreduce, n, op.commutative, options);
+  const Algorithm& algorithm = choose(comm, Collective::allreduce, n, op.commutative, options, 0, size_of(type));
   const bool trivial = comm.size() == 1 || count == 0;
   // Algorithms run in place, on the caller's data copied into recvbuf, unless one reads sendbuf.
   const bool direct = algorithm.restrictions.reads_sendbuf && !is_in_place(sendbuf) && !trivial;
@@ -386,7 +393,7 @@ const Algorithm& reduce(Comm& comm, const void* sendbuf, void* recvbuf, std::siz
     reject_in_place(recvbuf, "recvbuf", "as sendbuf");
     check_buffer(recvbuf, n, "recvbuf");
   }
-  const Algorithm& algorithm = choose(comm, Collective::reduce, n, op.commutative, options);
+  const Algorithm& algorithm = choose(comm, Collective::reduce, n, op.commutative, options, 0, size_of(type));
   if (at_root && is_in_place(sendbuf)) sendbuf = recvbuf;
   if (comm.size() == 1) {
     copy_bytes(recvbuf, sendbuf, n);

@@ -29,7 +29,8 @@ const Algorithm& scan(Comm& comm, const void* sendbuf, void* recvbuf, std::size_
   reject_in_place(recvbuf, "recvbuf", "as sendbuf");
   check_buffer(recvbuf, n, "recvbuf");
   internal::check_reducible(op, type);  // on every rank, before any rank waits for another
-  const Algorithm& algorithm = internal::choose_for_call(comm, Collective::scan, n, op.commutative, options);
+  const Algorithm& algorithm =
+      internal::choose_for_call(comm, Collective::scan, n, op.commutative, options, 0, size_of(type));
   // Algorithms run in place: the own operand in recvbuf, the prefix written over it.
   if (!is_in_place(sendbuf)) copy_bytes(recvbuf, sendbuf, n);
   if (comm.size() == 1 || count == 0) return internal::ends_early(algorithm, options);
@@ -45,7 +46,8 @@ const Algorithm& exscan(Comm& comm, const void* sendbuf, void* recvbuf, std::siz
   reject_in_place(recvbuf, "recvbuf", "as sendbuf");
   check_buffer(recvbuf, n, "recvbuf");
   internal::check_reducible(op, type);
-  const Algorithm& algorithm = internal::choose_for_call(comm, Collective::exscan, n, op.commutative, options);
+  const Algorithm& algorithm =
+      internal::choose_for_call(comm, Collective::exscan, n, op.commutative, options, 0, size_of(type));
   if (comm.size() == 1 || count == 0) return internal::ends_early(algorithm, options);
   // The own operand stays where the caller put it (recvbuf in place): rank 0's recvbuf is never written.
   internal::run_call<Collective::exscan>(comm, algorithm, options,
@@ -63,7 +65,7 @@ const Algorithm& reduce_scatter_block(Comm& comm, const void* sendbuf, void* rec
   if (!is_in_place(sendbuf)) check_buffer(sendbuf, all, "sendbuf");
   internal::check_reducible(op, type);
   const Algorithm& algorithm =
-      internal::choose_for_call(comm, Collective::reduce_scatter_block, all, op.commutative, options);
+      internal::choose_for_call(comm, Collective::reduce_scatter_block, all, op.commutative, options, 0, size_of(type));
   std::vector<std::byte> copy;
   if (is_in_place(sendbuf)) {  // the operands are in recvbuf, whose first block takes the result
     copy.assign(bytes(recvbuf), bytes(recvbuf) + all);
@@ -95,7 +97,7 @@ const Algorithm& reduce_scatter(Comm& comm, const void* sendbuf, void* recvbuf, 
   if (!is_in_place(sendbuf)) check_buffer(sendbuf, total * es, "sendbuf");
   internal::check_reducible(op, type);
   const Algorithm& algorithm = internal::choose_for_call(comm, Collective::reduce_scatter, total * es, op.commutative,
-                                                         options, static_cast<std::size_t>(largest) * es);
+                                                         options, static_cast<std::size_t>(largest) * es, es);
   std::vector<std::byte> copy;
   if (is_in_place(sendbuf)) {  // the operand is in recvbuf, whose first block takes the result
     copy.assign(bytes(recvbuf), bytes(recvbuf) + total * es);
