@@ -74,7 +74,8 @@ const std::vector<Old>& old_models() {
 bool new_model(Collective c, const std::string& name) {
   return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0 ||
          (c == Collective::allgather && name == "lanes") || (c == Collective::allgather && name == "early_late") ||
-         name == "sorted_chain" || (c == Collective::scatter && name == "sln") || name == "sbn" ||
+         name == "sorted_chain" || (c == Collective::reduce && name == "pipelined_chain") ||
+         (c == Collective::scatter && name == "sln") || name == "sbn" ||
          (c == Collective::gather && (name == "sls" || name == "bsls")) || c == Collective::scan ||
          c == Collective::exscan || c == Collective::reduce_scatter_block || c == Collective::allgatherv ||
          c == Collective::reduce_scatter || c == Collective::alltoallw;

@@ -132,6 +132,23 @@ TEST(PipelinedChainPlan, ARankPausesWhileTheRootSendsTheBlockBeforeItsOwn) {
   }
 }
 
+// reduce "pipelined_chain": every rank once, the root last, and every hop from a rank to its
+// successor (mod P), so that on ranks laid out by node only node boundaries are crossed.
+TEST(PipelinedChainPlan, ReduceOrderVisitsEveryRankOnceAndEndsAtTheRoot) {
+  for (int procs = 1; procs <= 40; ++procs) {
+    for (int root = 0; root < procs; ++root) {
+      const std::vector<int> order = chain::reduce_order(procs, root);
+      ASSERT_EQ(order.size(), static_cast<std::size_t>(procs));
+      EXPECT_EQ(order.back(), root) << "P " << procs << " root " << root;
+      EXPECT_EQ(std::set<int>(order.begin(), order.end()).size(), static_cast<std::size_t>(procs));
+      for (std::size_t i = 1; i < order.size(); ++i) {
+        EXPECT_EQ(order[i], (order[i - 1] + 1) % procs) << "P " << procs << " root " << root << " hop " << i;
+      }
+    }
+  }
+  EXPECT_EQ(chain::reduce_order(5, 2), (std::vector<int>{3, 4, 0, 1, 2}));
+}
+
 }  // namespace
 
 }  // namespace test_pipelined_chain_plan_test

@@ -39,6 +39,7 @@
 #include "algorithms/list.hpp"
 #include "arrival/background.hpp"
 #include "internal/common.hpp"
+#include "internal/reduce_chain.hpp"
 #include "plans/pipelined_chain_plan.hpp"
 #include "plans/pipelined_linear_plan.hpp"
 #include "plans/sorted_order.hpp"
@@ -64,9 +65,6 @@ void reduce_sorted_chain(Context& ctx, const void* sendbuf, void* recvbuf, std::
   const ArrivalSnapshot* snapshot = ctx.arrival();
   const std::vector<double> arrivals = internal::step_plan_input(snapshot, procs, bytes).arrivals;
   const std::vector<int> order = plans::sorted::reduce_chain(arrivals, root);
-  const std::size_t at = plans::sorted::position_in(order, ctx.rank());
-  const int prev = at > 0 ? order[at - 1] : -1;
-  const int next = at + 1 < order.size() ? order[at + 1] : -1;
   // Segments: as bcast sorted_chain's, from the chain's step model with a snapshot's link model;
   // else pipelined_linear's 32 KiB.
   std::size_t per = chain::segment_elements(esize);
@@ -76,44 +74,7 @@ void reduce_sorted_chain(Context& ctx, const void* sendbuf, void* recvbuf, std::
                                                              plans::pipelined_chain::min_segment_bytes);
     per = std::max<std::size_t>(1, (count + n - 1) / n);
   }
-  const std::size_t segments = chain::segments(count, per);
-  const int tag = ctx.tag(0);
-  const std::byte* own = internal::bytes(sendbuf);
-  const auto offset = [&](std::size_t t) { return chain::segment_first(t, per) * esize; };
-  const auto length = [&](std::size_t t) { return chain::segment_size(count, t, per); };
-
-  if (prev < 0) {  // the chain's first rank: its own segments go down as they are
-    Request in_flight;
-    for (std::size_t t = 0; t < segments; ++t) {
-      in_flight.wait(ctx.timeout());
-      in_flight = ctx.comm().isend(next, tag, own + offset(t), length(t) * esize);
-    }
-    in_flight.wait(ctx.timeout());
-    return;
-  }
-  // Partials from the predecessor land in `partial`; at the root the result is recvbuf.
-  std::byte* partial = ctx.workspace().get(bytes).data();
-  std::vector<Request> in;
-  in.reserve(segments);
-  for (std::size_t t = 0; t < segments; ++t) {
-    in.push_back(ctx.comm().irecv(prev, tag, partial + offset(t), length(t) * esize));
-  }
-  std::byte* result = next < 0 ? internal::bytes(recvbuf) : partial;
-  Request in_flight;
-  for (std::size_t t = 0; t < segments; ++t) {
-    in[t].wait(ctx.timeout());
-    if (next < 0) {  // the root: recvbuf = partial ∘ own (in place: own is recvbuf already)
-      internal::copy_bytes(result + offset(t), own + offset(t), length(t) * esize);
-      reduce_local(op, type, partial + offset(t), result + offset(t), length(t));
-    } else {
-      reduce_local(op, type, own + offset(t), partial + offset(t), length(t));
-    }
-    ctx.runtime().charge(static_cast<double>(length(t)));
-    if (next < 0) continue;
-    in_flight.wait(ctx.timeout());
-    in_flight = ctx.comm().isend(next, tag, partial + offset(t), length(t) * esize);
-  }
-  in_flight.wait(ctx.timeout());
+  internal::reduce_along_chain(ctx, sendbuf, recvbuf, count, type, op, order, per);
 }
 
 }  // namespace ragged

@@ -440,6 +440,17 @@ inline double reduce_binomial(const CostInput& x) {
   if (!flat(x)) return layered_binomial(x, [&](int) { return x.bytes; }) + log2_ceil(x.procs) * x.bytes * x.gamma;
   return log2_ceil(x.procs) * (tau(x) + x.bytes * x.gamma);
 }
+/// The regular chain (reduce_pipelined_chain.cpp): S = ceil(m / 32 KiB) segments, the last leaves
+/// the chain's first rank at step S and crosses P - 1 hops, each a segment's transfer and its
+/// reduction: (P - 2 + S)(step + s gamma), a step the ring's on a layout (consecutive ranks).
+inline double reduce_pipelined_chain(const CostInput& x) {
+  if (x.procs < 2) return 0;
+  constexpr double segment = 32 * 1024;
+  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
+  const double s = std::min(segment, x.bytes);
+  const double step = flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s);
+  return (x.procs - 2 + segments) * (step + s * x.gamma);
+}
 /// The sorted chains (bcast_sorted_chain.cpp, reduce_sorted_chain.cpp), arrival-aware: the time
 /// after the last arrival, with the root early. The chain fills in the P - 2 + S steps of one
 /// segment (tau_s) its regular form takes; W = floor(omega / tau_s) of them pass before the latest

@@ -54,6 +54,7 @@ inline double allreduce_selected(const CostInput& x) {
 inline double allgather_selected(const CostInput& x) {
   return std::min({allgather_ring(x), allgather_bruck(x), allgather_lnbc(x)});
 }
+inline double reduce_selected(const CostInput& x) { return std::min(reduce_binomial(x), reduce_pipelined_chain(x)); }
 inline double gather_selected(const CostInput& x) { return std::min(gather_linear(x), gather_binomial(x)); }
 inline double alltoallv_selected(const CostInput& x) {
   // alltoallv pairwise/linear: p - 1 messages of m bytes each
@@ -63,7 +64,7 @@ inline double alltoallv_selected(const CostInput& x) {
 /// allreduce hierarchical: reduce in the node (q ranks, m bytes), allreduce among k leaders, bcast
 /// in the node.
 inline double allreduce_hierarchical(const CostInput& x) {
-  return reduce_binomial(intra_node(x, x.bytes)) + allreduce_selected(inter_node(x, x.bytes)) +
+  return reduce_selected(intra_node(x, x.bytes)) + allreduce_selected(inter_node(x, x.bytes)) +
          bcast_selected(intra_node(x, x.bytes));
 }
 /// bcast hierarchical: bcast among k representatives (the root's node first), bcast in each node.
@@ -72,7 +73,7 @@ inline double bcast_hierarchical(const CostInput& x) {
 }
 /// reduce hierarchical: reduce in each node to its representative, reduce among the k of them.
 inline double reduce_hierarchical(const CostInput& x) {
-  return reduce_binomial(intra_node(x, x.bytes)) + reduce_binomial(inter_node(x, x.bytes));
+  return reduce_selected(intra_node(x, x.bytes)) + reduce_selected(inter_node(x, x.bytes));
 }
 /// allgather hierarchical (m = one rank's block): gather q blocks to the leader, allgather of
 /// padded q m blocks among k leaders, bcast of the p m bytes in the node.

@@ -94,3 +94,19 @@ inline std::size_t owner_first_pause(int v, int procs) {
 }
 
 }  // namespace ragged::plans::pipelined_chain
+
+namespace ragged::plans::pipelined_chain {
+
+/// The chain of reduce "pipelined_chain": root + 1, root + 2, ..., root + P - 1 (mod P), then the
+/// root, which ends it. Consecutive ranks follow each other, so on ranks laid out by node a
+/// partial crosses a node boundary once per node, and the last hop, root - 1 to the root, is
+/// a neighbour's.
+inline std::vector<int> reduce_order(int procs, int root) {
+  assert(procs > 0 && root >= 0 && root < procs);
+  std::vector<int> order;
+  order.reserve(static_cast<std::size_t>(procs));
+  for (int i = 1; i <= procs; ++i) order.push_back((root + i) % procs);
+  return order;
+}
+
+}  // namespace ragged::plans::pipelined_chain
