@@ -1,7 +1,9 @@
 #include "harness.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <utility>
 
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -146,6 +148,36 @@ void check_algorithms(const std::string& collective, const std::vector<std::stri
       throw InvalidArgument("--algorithms", "'" + name + "' runs only on the " + a.restrictions.backend + " backend");
     }
   }
+}
+
+std::string clock_label(double seconds) {
+  const auto total = static_cast<long>(seconds);
+  char buf[32];
+  if (total >= 3600) {
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", total / 3600, total / 60 % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
+  }
+  return buf;
+}
+
+ProgressBar::ProgressBar(std::size_t total, bool enabled, std::string unit)
+    : total_(total), enabled_(enabled), unit_(std::move(unit)), start_(std::chrono::steady_clock::now()) {}
+
+void ProgressBar::show(std::size_t done, const std::string& what) const {
+  if (!enabled_) return;
+  constexpr std::size_t width = 30;
+  const std::size_t filled = total_ == 0 ? width : std::min(done, total_) * width / total_;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string eta = "?";
+  if (done > 0 && done <= total_) {
+    eta = clock_label(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
+  }
+  std::fprintf(stderr, "\r[%s%s] %zu/%zu %s | %s | %s elapsed, ~%s left   ", std::string(filled, '#').c_str(),
+               std::string(width - filled, '.').c_str(), done, total_, unit_.c_str(), what.c_str(),
+               clock_label(elapsed).c_str(), eta.c_str());
+  if (done == total_) std::fprintf(stderr, "\n");
+  std::fflush(stderr);
 }
 
 }  // namespace ragged::bench

@@ -9,6 +9,7 @@
 //             experiments.hpp (Command)
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -48,6 +49,23 @@ class BackendScope {
   struct State;
   std::unique_ptr<State> state_;
   bool prints_ = true;
+};
+
+/// "4m05s" or "1h02m": a wall time for progress lines.
+std::string clock_label(double seconds);
+
+/// One line of progress on stderr, redrawn in place: a bar, done/total `unit`, what runs now, the
+/// wall time so far and an estimate of what is left. Silent when not `enabled`.
+class ProgressBar {
+ public:
+  ProgressBar(std::size_t total, bool enabled, std::string unit);
+  void show(std::size_t done, const std::string& what) const;
+
+ private:
+  std::size_t total_;
+  bool enabled_;
+  std::string unit_;
+  std::chrono::steady_clock::time_point start_;
 };
 
 /// Runs rank_main on every rank; returns when this process's ranks are done.

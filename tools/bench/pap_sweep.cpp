@@ -42,42 +42,6 @@ std::string delay_label(double s) {
   return buf;
 }
 
-std::string clock_label(double seconds) {
-  const auto total = static_cast<long>(seconds);
-  char buf[32];
-  if (total >= 3600) {
-    std::snprintf(buf, sizeof buf, "%ldh%02ldm", total / 3600, total / 60 % 60);
-  } else {
-    std::snprintf(buf, sizeof buf, "%ldm%02lds", total / 60, total % 60);
-  }
-  return buf;
-}
-
-/// One line of progress on stderr, redrawn in place.
-class ProgressBar {
- public:
-  ProgressBar(std::size_t total, bool enabled)
-      : total_(total), enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
-  void show(std::size_t done, const std::string& what) const {
-    if (!enabled_) return;
-    constexpr std::size_t width = 30;
-    const std::size_t filled = total_ == 0 ? width : done * width / total_;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::string eta = "?";
-    if (done > 0) eta = clock_label(elapsed / static_cast<double>(done) * static_cast<double>(total_ - done));
-    std::fprintf(stderr, "\r[%s%s] %zu/%zu cells | %s | %s elapsed, ~%s left   ", std::string(filled, '#').c_str(),
-                 std::string(width - filled, '.').c_str(), done, total_, what.c_str(), clock_label(elapsed).c_str(),
-                 eta.c_str());
-    if (done == total_) std::fprintf(stderr, "\n");
-    std::fflush(stderr);
-  }
-
- private:
-  std::size_t total_;
-  bool enabled_;
-  std::chrono::steady_clock::time_point start_;
-};
-
 struct Cell {
   std::string mode;
   int procs = 0;
@@ -342,7 +306,7 @@ Report run_pap_sweep(const PapOptions& base, PapSweepOptions sweep, const Backen
     if (p <= 0) throw InvalidArgument("--procs-list", "process counts must be positive");
   }
   const std::size_t total = sweep.modes.size() * sweep.procs.size() * sweep.sizes.size() * sweep.delays.size();
-  ProgressBar bar(total, sweep.progress);
+  ProgressBar bar(total, sweep.progress, "cells");
   std::vector<Cell> cells;
   Report raw;
   raw.experiment = "pap";

@@ -37,6 +37,7 @@ struct SelectOptions {
   bool check = true;
   bool detail = false;
   std::string spread = "ramp";  // allgatherv: how the bytes spread over the blocks
+  bool no_progress = false;     // else a progress line on stderr, one step per (collective, size, algorithm)
 };
 
 /// allgatherv's block sizes for `total` bytes over `procs` ranks: "equal", "ramp" (rank r's
@@ -238,9 +239,15 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
   run_ranks(b, [&](Comm& comm) {
     const std::string layout = layout_of(comm, Hints{})->describe();
     int tag = 30000;
+    std::size_t total = 0;
+    for (const Collective c : collectives) total += o.sizes.size() * candidates(c, o, comm.backend()).size();
+    // The printing process's rank 0 only (on sim every rank shares stderr).
+    const ProgressBar bar(total, !o.no_progress && comm.rank() == 0, "runs");
+    std::size_t done = 0;
     for (const Collective c : collectives) {
       for (const std::uint64_t size : o.sizes) {
         for (const std::string& algorithm : candidates(c, o, comm.backend())) {
+          bar.show(done, std::string(name_of(c)) + " " + std::to_string(size) + " B" + " " + algorithm);
           Cell cell(comm, c, static_cast<std::size_t>(size), o.spread);
           std::string selected;
           const auto samples = timed_loop<double>(comm, TimedLoop<double>{.warmup = o.warmup,
@@ -259,6 +266,7 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
                                                                                 if (o.check) cell.verify(algorithm);
                                                                               },
                                                                           .verify_on = VerifyOn::last_round});
+          bar.show(++done, std::string(name_of(c)) + " " + std::to_string(size) + " B" + " " + algorithm);
           const auto all = collect_to_root(comm, tag, samples, samples.size());
           tag = tag == 30999 ? 30000 : tag + 1;
           if (comm.rank() != 0) continue;
@@ -344,6 +352,7 @@ CLI::App* add_select_command(CLI::App& app, Common& common, Runner& chosen) {
       ->capture_default_str();
   cmd->add_flag("--detail", o->detail, "one row per algorithm instead of one per (collective, size)");
   cmd.no_check(o->check, "skip the exact check of the last call's result");
+  cmd->add_flag("--no-progress", o->no_progress, "no progress line on stderr");
   cmd.runs(chosen, [o](const BackendOptions& backend) { return run_select(*o, backend); });
   return cmd.app();
 }
