@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <simgrid/Exception.hpp>
 #include <sstream>
 #include <utility>
@@ -44,6 +45,34 @@ std::string describe_message(const Message& m) {
 
 double quantize(double seconds) { return std::nearbyint(seconds * 1e9) / 1e9; }
 
+namespace {
+
+/// vm.max_map_count (65530 when it cannot be read).
+long max_map_count() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  long value = 0;
+  return in >> value && value > 0 ? value : 65530;
+}
+
+/// The memory mappings this process has now.
+long mappings_now() {
+  std::ifstream in("/proc/self/maps");
+  long lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+/// How many transfer actors this process can still map: each takes two mappings (its stack, and
+/// the guard page that SimGrid protects below it, which splits the stack's mapping), with 4096
+/// mappings kept for everything else (the heap's arenas, libraries) and four for each rank (its
+/// main actor and a daemon).
+std::size_t transfer_budget(int procs) {
+  const long left = max_map_count() - mappings_now() - 4096 - 4L * procs;  // the ranks' and daemons' stacks
+  return left > 0 ? static_cast<std::size_t>(left / 2) : 0;
+}
+
+}  // namespace
+
 World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap, Protocol protocol)
     : procs_(procs),
       rank_hosts_(std::move(rank_hosts)),
@@ -53,6 +82,7 @@ World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, 
       next_send_(static_cast<std::size_t>(procs), 0.0),
       next_recv_(static_cast<std::size_t>(procs), 0.0),
       queues_(static_cast<std::size_t>(procs)),
+      transfer_budget_(transfer_budget(procs)),
       windows_created_(static_cast<std::size_t>(procs), 0) {
   comms_.reserve(static_cast<std::size_t>(procs));
   for (int r = 0; r < procs; ++r) comms_.push_back(std::make_unique<SimComm>(*this, r));
@@ -282,6 +312,18 @@ void World::transfer(int sender, int receiver, std::size_t bytes, double start_a
     if (started) started();
     done();
     return;
+  }
+  if (idle_workers_.empty() && workers_.size() >= transfer_budget_ &&
+      !(protocol_.pair_fifo && busy_pairs_.count({sender, receiver}) != 0)) {
+    // SimGrid would abort the whole process ("Failed to protect stack"): fail this run instead.
+    std::ostringstream os;
+    os << "sim backend: rank " << sender << "'s message to rank " << receiver << " would be transfer "
+       << workers_.size() + 1 << " in flight at once, more than the " << transfer_budget_
+       << " this run allows (every transfer in flight is a SimGrid actor with a stack of its own, and the kernel "
+       << "lets a process map vm.max_map_count = " << max_map_count() << " areas): this algorithm cannot be "
+       << "simulated with " << procs_
+       << " ranks here; simulate fewer ranks, or raise vm.max_map_count (sysctl -w vm.max_map_count=N)";
+    throw Error(os.str());
   }
   ++live_;  // a busy or queued transfer is live: it will complete without help
   TransferWorker::Job job{bytes, start_at, std::move(started), std::move(arrived), std::move(done)};

@@ -231,6 +231,8 @@ class World {
   /// `receiver`; `started` (if any) is called when it starts.
   void transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
                 std::function<void()> arrived = {}, std::function<void()> started = {});
+  /// Lowers the most transfers in flight at once (sim::Config::max_transfers).
+  void limit_transfers(std::size_t most) { transfer_budget_ = std::min(transfer_budget_, most); }
   /// Books rank `sender`'s next send slot, max(now, previous slot + g), as an absolute clock
   /// for transfer(); 0 without a gap.
   double book_send(int sender) { return gap_ > 0 ? book(next_send_, sender) : 0.0; }
@@ -297,6 +299,10 @@ class World {
   std::map<sg4::Host*, bool> empty_self_route_;
   std::vector<std::unique_ptr<TransferWorker>> workers_;
   std::vector<TransferWorker*> idle_workers_;
+  /// The transfer actors this process can still map (each actor's stack and its guard are memory
+  /// mappings, which the kernel caps at vm.max_map_count): past it SimGrid aborts the process, so
+  /// transfer() fails the run with an Error first (transfer_budget()).
+  std::size_t transfer_budget_ = 0;
   std::set<std::pair<int, int>> busy_pairs_;  // (sender, receiver) with a transfer under way (pair_fifo)
   std::map<std::pair<int, int>, std::list<TransferWorker::Job>> pending_;  // the transfers waiting behind it
   /// Protocol::exchange_factor: per (sender, receiver), the recent rendezvous transfers'

@@ -19,6 +19,7 @@
 #include "ragged/collectives.hpp"
 #include "ragged/error.hpp"
 #include "ragged/sim.hpp"
+#include "support/check.hpp"
 #include "support/sim_platform.hpp"
 
 namespace ragged {
@@ -268,6 +269,42 @@ TEST(SimBackend, ADeadlockIsAnErrorNamingWhatEachRankWaitsFor) {
   int sum = 0;
   sim::run(gbe(2), [&](Comm& comm) { sum += comm.rank() + 1; });
   EXPECT_EQ(sum, 3);
+}
+
+// More transfers in flight than the run allows (sim::Config::max_transfers; by default what
+// vm.max_map_count leaves, past which SimGrid would abort the process) fail the run with an Error
+// naming the rank and the limit, and the next run goes on. Every rank posts a send to every
+// other at once: 8 x 7 transfers in flight, 12 allowed.
+TEST(SimBackend, TooManyTransfersInFlightFailTheRunNotTheProcess) {
+  sim::Config config = gbe(8);
+  const auto all_to_all = [](Comm& comm) {
+    std::vector<int> in(8, -1);
+    std::vector<Request> requests;
+    const int mine = comm.rank();
+    for (int peer = 0; peer < comm.size(); ++peer) {
+      if (peer == comm.rank()) continue;
+      requests.push_back(comm.irecv(peer, 3, &in[static_cast<std::size_t>(peer)], sizeof(int)));
+      requests.push_back(comm.isend(peer, 3, &mine, sizeof mine));
+    }
+    comm.wait_all(requests);
+    for (int peer = 0; peer < comm.size(); ++peer) {
+      if (peer != comm.rank()) RAGGED_CHECK(in[static_cast<std::size_t>(peer)] == peer);
+    }
+  };
+  config.max_transfers = 12;
+  try {
+    sim::run(config, all_to_all);
+    FAIL() << "expected the run to fail";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("would be transfer 13 in flight at once, more than the 12 this run allows"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("vm.max_map_count"), std::string::npos) << what;
+  }
+  config.max_transfers = 56;  // exactly enough
+  sim::run(config, all_to_all);
+  config.max_transfers.reset();
+  sim::run(config, all_to_all);
 }
 
 TEST(SimBackend, TheFirstExceptionOfARankIsRethrown) {

@@ -10,6 +10,7 @@
 // max(1, size / P) bytes.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <numeric>
@@ -216,6 +217,7 @@ struct Measured {
   std::string algorithm;
   std::string selected;
   double time_s = 0;
+  bool failed = false;  ///< the run failed (sim: e.g. more transfers in flight than the process can map)
 };
 
 std::string seconds_text(double s) { return human_seconds(s); }
@@ -236,55 +238,71 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
   std::vector<Measured> results;
   std::string layout_text;
   int procs = 0;
+  // What runs: every (collective, size, algorithm), each in a run of its own, so that on sim a run
+  // the simulator cannot carry (World::transfer's budget of actors) fails alone, as a row.
+  struct Job {
+    Collective c;
+    std::uint64_t size;
+    std::string algorithm;
+  };
+  std::vector<Job> jobs;
   run_ranks(b, [&](Comm& comm) {
-    const std::string layout = layout_of(comm, Hints{})->describe();
-    int tag = 30000;
-    std::size_t total = 0;
-    for (const Collective c : collectives) total += o.sizes.size() * candidates(c, o, comm.backend()).size();
-    // The printing process's rank 0 only (on sim every rank shares stderr).
-    const ProgressBar bar(total, !o.no_progress && comm.rank() == 0, "runs");
-    std::size_t done = 0;
+    // Every process of an mpi job runs every job; on sim the ranks share this one.
+    if (comm.rank() != 0 && b.backend == "sim") return;
     for (const Collective c : collectives) {
       for (const std::uint64_t size : o.sizes) {
-        for (const std::string& algorithm : candidates(c, o, comm.backend())) {
-          bar.show(done, std::string(name_of(c)) + " " + std::to_string(size) + " B" + " " + algorithm);
-          Cell cell(comm, c, static_cast<std::size_t>(size), o.spread);
-          std::string selected;
-          const auto samples = timed_loop<double>(comm, TimedLoop<double>{.warmup = o.warmup,
-                                                                          .iterations = o.iterations,
-                                                                          .prepare = [&](int) { cell.fill(); },
-                                                                          .start = {},
-                                                                          .body =
-                                                                              [&](int, double start) {
-                                                                                const Algorithm& ran =
-                                                                                    cell.run(algorithm);
-                                                                                selected = ran.name;
-                                                                                return comm.runtime().now() - start;
-                                                                              },
-                                                                          .verify =
-                                                                              [&](int) {
-                                                                                if (o.check) cell.verify(algorithm);
-                                                                              },
-                                                                          .verify_on = VerifyOn::last_round});
-          bar.show(++done, std::string(name_of(c)) + " " + std::to_string(size) + " B" + " " + algorithm);
-          const auto all = collect_to_root(comm, tag, samples, samples.size());
-          tag = tag == 30999 ? 30000 : tag + 1;
-          if (comm.rank() != 0) continue;
-          double sum = 0;
-          for (std::size_t i = 0; i < samples.size(); ++i) {
-            double slowest = 0;
-            for (const auto& rank : all) slowest = std::max(slowest, rank[i]);
-            sum += slowest;
-          }
-          results.push_back({name_of(c), size, algorithm, selected, sum / static_cast<double>(samples.size())});
-        }
+        for (const std::string& algorithm : candidates(c, o, comm.backend())) jobs.push_back({c, size, algorithm});
       }
     }
-    if (comm.rank() == 0) {
-      layout_text = layout;
-      procs = comm.size();
-    }
+    if (comm.rank() != 0) return;
+    layout_text = layout_of(comm, Hints{})->describe();
+    procs = comm.size();
   });
+  const ProgressBar bar(jobs.size(), !o.no_progress && !layout_text.empty(), "runs");
+  for (std::size_t done = 0; done < jobs.size(); ++done) {
+    const Job& job = jobs[done];
+    const std::string what = std::string(name_of(job.c)) + " " + std::to_string(job.size) + " B " + job.algorithm;
+    bar.show(done, what);
+    Measured measured{name_of(job.c), job.size, job.algorithm, "", 0};
+    try {
+      run_ranks(b, [&](Comm& comm) {
+        Cell cell(comm, job.c, static_cast<std::size_t>(job.size), o.spread);
+        std::string selected;
+        const auto samples = timed_loop<double>(comm, TimedLoop<double>{.warmup = o.warmup,
+                                                                        .iterations = o.iterations,
+                                                                        .prepare = [&](int) { cell.fill(); },
+                                                                        .start = {},
+                                                                        .body =
+                                                                            [&](int, double start) {
+                                                                              const Algorithm& ran =
+                                                                                  cell.run(job.algorithm);
+                                                                              selected = ran.name;
+                                                                              return comm.runtime().now() - start;
+                                                                            },
+                                                                        .verify =
+                                                                            [&](int) {
+                                                                              if (o.check) cell.verify(job.algorithm);
+                                                                            },
+                                                                        .verify_on = VerifyOn::last_round});
+        const auto all = collect_to_root(comm, 30000, samples, samples.size());
+        if (comm.rank() != 0) return;
+        double sum = 0;
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+          double slowest = 0;
+          for (const auto& rank : all) slowest = std::max(slowest, rank[i]);
+          sum += slowest;
+        }
+        measured.selected = selected;
+        measured.time_s = sum / static_cast<double>(samples.size());
+      });
+    } catch (const Error& e) {
+      if (b.backend != "sim") throw;  // an mpi job's ranks would part ways
+      std::fprintf(stderr, "\nselect: %s failed: %s\n", what.c_str(), e.what());
+      measured.failed = true;
+    }
+    if (!layout_text.empty()) results.push_back(std::move(measured));
+    bar.show(done + 1, what);
+  }
   Report report;
   report.experiment = "select";
   report.metadata = {
@@ -297,9 +315,9 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
       row.set("collective", m.collective)
           .set("bytes", static_cast<std::int64_t>(m.bytes))
           .set("algorithm", m.algorithm)
-          .set("selected", m.selected)
-          .set("time_s", m.time_s)
-          .set("time", seconds_text(m.time_s));
+          .set("selected", m.failed ? "failed" : m.selected)
+          .set("time_s", m.failed ? std::numeric_limits<double>::quiet_NaN() : m.time_s)
+          .set("time", m.failed ? std::string("failed (see stderr)") : seconds_text(m.time_s));
       report.rows.push_back(std::move(row));
     }
     return report;
@@ -310,7 +328,9 @@ Report run_select(const SelectOptions& o, const BackendOptions& b) {
     const Measured* pick = nullptr;
     while (j < results.size() && results[j].collective == results[i].collective &&
            results[j].bytes == results[i].bytes) {
-      if (results[j].algorithm == "auto") {
+      if (results[j].failed) {
+        // not measured: neither auto's time nor a candidate for the best
+      } else if (results[j].algorithm == "auto") {
         pick = &results[j];
       } else if (best == nullptr || results[j].time_s < best->time_s) {
         best = &results[j];
