@@ -443,13 +443,25 @@ inline double reduce_binomial(const CostInput& x) {
 /// The regular chain (reduce_pipelined_chain.cpp): S = ceil(m / 32 KiB) segments, the last leaves
 /// the chain's first rank at step S and crosses P - 1 hops, each a segment's transfer and its
 /// reduction: (P - 2 + S)(step + s gamma), a step the ring's on a layout (consecutive ranks).
+/// The segments of the reduce chains: S of s bytes (32 KiB, pipelined_linear's), one step's
+/// transfer of a segment (tau_s without a layout, the ring's step on one).
+struct ReduceChainSegments {
+  double segments = 1;
+  double bytes = 0;
+  double step = 0;
+};
+inline ReduceChainSegments reduce_chain_segments(const CostInput& x) {
+  constexpr double segment = 32 * 1024;
+  ReduceChainSegments c;
+  c.segments = std::max(1.0, std::ceil(x.bytes / segment));
+  c.bytes = std::min(segment, x.bytes);
+  c.step = flat(x) ? x.alpha + c.bytes * x.beta : layered_ring_step(x, c.bytes);
+  return c;
+}
 inline double reduce_pipelined_chain(const CostInput& x) {
   if (x.procs < 2) return 0;
-  constexpr double segment = 32 * 1024;
-  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
-  const double s = std::min(segment, x.bytes);
-  const double step = flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s);
-  return (x.procs - 2 + segments) * (step + s * x.gamma);
+  const ReduceChainSegments c = reduce_chain_segments(x);
+  return (x.procs - 2 + c.segments) * (c.step + c.bytes * x.gamma);
 }
 /// The sorted chains (bcast_sorted_chain.cpp, reduce_sorted_chain.cpp), arrival-aware: the time
 /// after the last arrival, with the root early. The chain fills in the P - 2 + S steps of one
@@ -470,11 +482,8 @@ inline double bcast_sorted_chain(const CostInput& x) {
 }
 inline double reduce_sorted_chain(const CostInput& x) {
   if (x.procs < 2) return 0;
-  constexpr double segment = 32 * 1024;
-  const double segments = std::max(1.0, std::ceil(x.bytes / segment));
-  const double s = std::min(segment, x.bytes);
-  const double step = flat(x) ? x.alpha + s * x.beta : layered_ring_step(x, s);
-  return sorted_chain_after(x.procs - 2 + segments, segments, step, x.omega) + 2 * x.bytes * x.gamma;
+  const ReduceChainSegments c = reduce_chain_segments(x);
+  return sorted_chain_after(x.procs - 2 + c.segments, c.segments, c.step, x.omega) + 2 * x.bytes * x.gamma;
 }
 
 // allgather algorithms that broadcast the gathered vector of p m bytes (m = one rank's block)
