@@ -74,6 +74,13 @@ struct NetworkModel {
   LinkModel intra;
   LinkModel inter;
   double gap = 0;  ///< seconds between two messages a rank starts or completes
+  /// The gap is the network's own, not a default: the sim backend's (the platform's
+  /// ragged/message_gap, 0 when it declares none) or one RAGGED_NETWORK gives. A rank's messages
+  /// posted at once then overlap their latencies, `gap` apart, even when the gap is 0 (SimGrid's
+  /// CM02 lets a root's P - 1 small messages share one latency), and the models of algorithms
+  /// that post them so (linear bcast, gather and scatter, spreading allgather) charge that. Unknown
+  /// (an MPI library's network), they charge a latency a message, as MPI libraries' tuning does.
+  bool gap_known = false;
   /// While both directions of a pair carry a message of at least `eager_limit` bytes (an
   /// exchange, as recursive halving and doubling make), each moves at this fraction of its rate
   /// (1: no such cost). Measured by ragged-bench calibrate (docs/calibration.md, "Exchanges of a
@@ -89,7 +96,7 @@ struct NetworkModel {
   /// Parses RAGGED_NETWORK's form, comma-separated fields, each optional:
   /// `intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS`
   /// (seconds, seconds per byte, 0 < FACTOR <= 1, bytes, seconds per element reduced), e.g.
-  /// "intra=150e-6:9.3e-10,exchange=0.71:65536".
+  /// "intra=150e-6:9.3e-10,exchange=0.71:65536". `gap=` (0 too) sets gap_known.
   /// Throws InvalidArgument(argument) naming the field at fault.
   static NetworkModel parse(std::string_view text, const char* argument = "RAGGED_NETWORK");
 };

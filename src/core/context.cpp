@@ -155,7 +155,10 @@ std::shared_ptr<const NetworkModel> network_of(const Comm& comm, const Hints& hi
   auto with = own ? std::make_shared<NetworkModel>(*own) : std::make_shared<NetworkModel>();
   if (given->intra.known()) with->intra = given->intra;
   if (given->inter.known()) with->inter = given->inter;
-  if (given->gap > 0) with->gap = given->gap;
+  if (given->gap_known) {
+    with->gap = given->gap;
+    with->gap_known = true;
+  }
   if (given->reduce_element > 0) with->reduce_element = given->reduce_element;
   if (given->exchange_factor < 1) {
     with->exchange_factor = given->exchange_factor;

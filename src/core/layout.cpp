@@ -113,6 +113,7 @@ NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
       link.beta = number(key, second);
     } else if (key == "gap") {
       net.gap = number(key, value);
+      net.gap_known = true;
     } else if (key == "reduce") {
       net.reduce_element = number(key, value);
     } else if (key == "exchange") {

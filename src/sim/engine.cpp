@@ -296,13 +296,14 @@ std::shared_ptr<const NodeLayout> platform_layout(const EngineState& st, const s
 
 /// What the platform says of the links of ranks on `rank_hosts` laid out as `layout`: between
 /// the first two ranks of the first node that holds two, between the leaders of nodes 0 and 1,
-/// the message gap, the protocol's exchange factor and the time a reduction takes an element. Null
-/// when none of them is known.
+/// the message gap (known, 0 when the platform declares none), the protocol's exchange factor and
+/// the time a reduction takes an element.
 std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
                                                      const std::vector<sg4::Host*>& rank_hosts, double gap,
                                                      const detail::Protocol& protocol) {
   auto net = std::make_shared<NetworkModel>();
   net->gap = gap;
+  net->gap_known = true;  // the simulator's own: 0 when the platform declares none
   if (protocol.exchange_factor < 1 && protocol.eager_limit > 0) {
     net->exchange_factor = protocol.exchange_factor;
     net->eager_limit = protocol.eager_limit;
@@ -323,10 +324,6 @@ std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
   // A reduction charges a flop an element (SimRuntime::charge): the slowest rank's host sets the pace.
   for (sg4::Host* host : rank_hosts) {
     if (host->get_speed() > 0) net->reduce_element = std::max(net->reduce_element, 1.0 / host->get_speed());
-  }
-  if (!net->intra.known() && !net->inter.known() && gap <= 0 && net->exchange_factor == 1 &&
-      !(net->reduce_element > 0)) {
-    return nullptr;
   }
   return net;
 }

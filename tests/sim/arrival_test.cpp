@@ -784,7 +784,7 @@ TEST(ArrivalTiming, BalancedPatternsRunTheBestRegularAlgorithm) {
     for (int r = 0; r < procs; ++r) delays[static_cast<std::size_t>(r)] = 0.8 * tau * r / procs;
     std::vector<std::pair<std::string, std::vector<double>>> regular;
     double best = std::numeric_limits<double>::infinity();
-    for (const char* name : {"ring", "nex", "bruck", "recursive_doubling"}) {
+    for (const char* name : {"ring", "nex", "bruck", "recursive_doubling", "spreading"}) {
       regular.emplace_back(name, elapsed_times(procs, name, count, delays, {}, false));
       best = std::min(best, mean_of(regular.back().second));
     }

@@ -40,6 +40,7 @@ TEST(NetworkEnv, ReplacesThePlatformsFieldsItGivesAndKeepsTheOthers) {
       const std::shared_ptr<const NetworkModel> net = network_of(comm, Hints{});
       RAGGED_CHECK(net != nullptr && net->intra.known() && net->inter.known());
       RAGGED_CHECK(net->exchange_factor == 1);
+      RAGGED_CHECK(net->gap_known && net->gap == 0);  // the simulator's own: galileo declares none
       // A reduction charges a flop an element at the host's speed (galileo: 36.8 Gflop/s).
       RAGGED_CHECK(std::abs(net->reduce_element * 36.8e9 - 1) < 1e-12);
       if (comm.rank() == 0) own = *net;

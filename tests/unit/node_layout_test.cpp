@@ -128,6 +128,7 @@ TEST(NetworkModelParse, EveryFieldAndAnySubset) {
   EXPECT_DOUBLE_EQ(all.inter.alpha, 1.625e-4);
   EXPECT_DOUBLE_EQ(all.inter.beta, 8.2e-8);
   EXPECT_DOUBLE_EQ(all.gap, 6.9e-6);
+  EXPECT_TRUE(all.gap_known);
   EXPECT_DOUBLE_EQ(all.exchange_factor, 0.71);
   EXPECT_EQ(all.eager_limit, 65536U);
   EXPECT_DOUBLE_EQ(all.reduce_element, 2.5e-10);
@@ -135,6 +136,8 @@ TEST(NetworkModelParse, EveryFieldAndAnySubset) {
   EXPECT_FALSE(some.intra.known());
   EXPECT_FALSE(some.inter.known());
   EXPECT_EQ(some.gap, 0.0);
+  EXPECT_FALSE(some.gap_known);
+  EXPECT_TRUE(NetworkModel::parse("gap=0").gap_known);  // a gap of 0 given is a known gap
   EXPECT_DOUBLE_EQ(some.exchange_factor, 0.5);
   EXPECT_EQ(some.eager_limit, 0U);
   EXPECT_EQ(some.reduce_element, 0.0);

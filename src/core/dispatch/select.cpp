@@ -89,6 +89,7 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
       x.beta_intra = net->intra.beta;
     }
     x.gap = net->gap;
+    x.gap_known = net->gap_known;
     // The time the backend takes to reduce an element (the sim backend: a flop at the host's speed).
     if (net->reduce_element > 0) {
       x.gamma = net->reduce_element / static_cast<double>(call.element_bytes > 0 ? call.element_bytes : 4);

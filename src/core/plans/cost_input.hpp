@@ -28,6 +28,9 @@ struct CostInput {
   double alpha_intra = 0;  ///< seconds per message inside a node (0: as alpha)
   double beta_intra = 0;   ///< seconds per byte inside a node (0: as beta)
   double gap = 0;          ///< seconds between two messages one rank starts or completes (LogGP g)
+  /// NetworkModel::gap_known: messages a rank posts at once overlap their latencies, gap apart
+  /// (also at gap 0); unknown, the flat models of the linear algorithms charge a latency each.
+  bool gap_known = false;
   /// NetworkModel::exchange_factor and eager_limit: a step whose pairs exchange messages of at
   /// least eager_limit bytes moves them at this fraction of the rate (1: no such cost).
   double exchange_factor = 1;

@@ -357,8 +357,11 @@ inline double layered_linear(const CostInput& x, double s) {
   const double card = one_node(x) || k >= x.procs ? 0 : x.alpha + (x.procs - k) * s * x.beta;
   return std::max({own, card, x.alpha + (x.procs - 2) * x.gap});
 }
+/// Flat and with the network's gap unknown, a latency a message (as MPI libraries tune it);
+/// with it known (CostInput::gap_known, the simulator's), the messages' latencies overlap.
+inline bool posted_at_once(const CostInput& x) { return !flat(x) || x.gap_known; }
 inline double bcast_linear(const CostInput& x) {
-  if (!flat(x)) return layered_linear(x, x.bytes);
+  if (posted_at_once(x)) return layered_linear(x, x.bytes);
   return (x.procs - 1) * tau(x);
 }
 /// The same critical path as bcast_binomial in the flat model; listed after it, so `auto` keeps
@@ -489,7 +492,7 @@ inline double allgather_early_late(const CostInput& x) {
 
 // gather and scatter (m = one rank's block)
 inline double gather_linear(const CostInput& x) {
-  if (!flat(x)) return layered_linear(x, x.bytes);
+  if (posted_at_once(x)) return layered_linear(x, x.bytes);
   return (x.procs - 1) * tau(x);
 }
 inline double gather_binomial(const CostInput& x) {
@@ -545,6 +548,13 @@ inline double alltoall_linear(const CostInput& x) {
     return std::max({own, card, (x.procs - 1) * x.gap});
   }
   return x.alpha + (x.procs - 1) * x.bytes * x.beta;
+}
+/// allgather "spreading" (m = one rank's block): every rank sends its block to the p - 1 others
+/// at once, the traffic of the linear alltoall of m-byte blocks. Flat with the gap unknown, a
+/// latency a message: the ring's time, which it then never beats (the ring is listed first).
+inline double allgather_spreading(const CostInput& x) {
+  if (posted_at_once(x)) return alltoall_linear(x);
+  return (x.procs - 1) * tau(x);
 }
 inline double alltoall_pairwise(const CostInput& x) {
   if (!flat(x)) {  // step d: a block to rank + d
