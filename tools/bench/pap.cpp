@@ -347,12 +347,14 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     double bound = 0;
     double two_level = 0;
     std::vector<double> arrivals(p);
+    std::vector<double> per_rank_sum(p, 0.0);
     for (int it = 0; it < o.iterations; ++it) {
       const auto i = static_cast<std::size_t>(it);
       for (std::size_t r = 0; r < p; ++r) {
         const double e = s[r][i].exit - s[r][i].arrival;
         sum += e;
         sum_sq += e * e;
+        per_rank_sum[r] += e;
         arrivals[r] = s[r][i].arrival;
       }
       imbalance +=
@@ -377,6 +379,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
     m.avg_elapsed = sum / n;
     m.stddev_elapsed = std::sqrt(std::max(0.0, sum_sq / n - m.avg_elapsed * m.avg_elapsed));
     m.run_time = mean_run_time(s, o.iterations);
+    m.slowest_elapsed = *std::max_element(per_rank_sum.begin(), per_rank_sum.end()) / o.iterations;
     m.imbalance = imbalance / o.iterations;
     m.lower_bound = bound / n;
     if (!result.node_of_rank.empty()) m.two_level_bound = two_level / n;
@@ -444,7 +447,8 @@ Report pap_report(const PapOptions& o, const BackendOptions& b, const PapResult&
         .set("two_level_bound_s", m.two_level_bound ? Value(*m.two_level_bound) : Value(std::string()))
         .set("two_level_ratio", m.two_level_bound && *m.two_level_bound > 0 ? Value(m.avg_elapsed / *m.two_level_bound)
                                                                             : Value(std::string()))
-        .set("speedup", m.speedup ? Value(*m.speedup) : Value(std::string()));
+        .set("speedup", m.speedup ? Value(*m.speedup) : Value(std::string()))
+        .set("slowest_elapsed_s", m.slowest_elapsed);
     report.rows.push_back(std::move(row));
   }
   return report;

@@ -66,10 +66,13 @@ struct PapMeasurement {
   std::string selected;  ///< what ran: the algorithm, its fallback, or `auto`'s choices ('+'-separated)
   bool arrival_aware = false;
   int procs = 0;
-  std::int64_t bytes = 0;            ///< the whole gathered or reduced vector
-  double avg_elapsed = 0;            ///< e-bar: mean of f_i - a_i over processes and iterations
-  double stddev_elapsed = 0;         ///< over processes and iterations
-  double run_time = 0;               ///< r = max f - min a
+  std::int64_t bytes = 0;     ///< the whole gathered or reduced vector
+  double avg_elapsed = 0;     ///< e-bar: mean of f_i - a_i over processes and iterations
+  double stddev_elapsed = 0;  ///< over processes and iterations
+  double run_time = 0;        ///< r = max f - min a
+  /// The slowest rank's mean f_i - a_i over the iterations: what SMPI's and OSU-style timings
+  /// report (each rank times its own calls, the maximum over ranks; tools/smpi/collective.c).
+  double slowest_elapsed = 0;
   double imbalance = 0;              ///< omega = max a - min a (measured)
   std::optional<double> flat_run;    ///< r', the run time with maxDelay 0
   std::optional<double> absorption;  ///< A = r' - r + omega

@@ -13,6 +13,7 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
     PapSweepOptions sweep;
     std::string plot;
     bool no_progress = false;
+    double message_gap_s = -1;
   };
   auto t = std::make_shared<Options>();
   PapOptions& o = t->pap;
@@ -48,6 +49,9 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
            "draw a figure (.svg or .png, with gnuplot): e-bar per algorithm; with --sweep, figure 8 (e-bar against "
            "maxDelay), or e-bar against P when the sweep has one maxDelay",
            "--plot,--figure");
+  cmd.duration("--message-gap", t->message_gap_s, "",
+               "sim only: LogGP per-message gap of every rank's sends and receives, overriding the platform's "
+               "(e.g. 0 to compare with SMPI, which applies none)");
   cmd->add_flag("--check-bounds", o.check_bounds,
                 "fail (exit status 1, after the report) when a row's e-bar is below its lower bound (docs/bounds.md)");
   cmd.text("--bound-model", "",
@@ -77,7 +81,9 @@ CLI::App* add_pap_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd->add_flag("--no-progress", t->no_progress, "sweep: no progress bar (nor grid) on stderr");
   sweep.name.clear();  // no --sweep: one cell
   CLI::App* pap = cmd.app();
-  cmd.runs(chosen, [t, pap](const BackendOptions& backend) {
+  cmd.runs(chosen, [t, pap](const BackendOptions& given) {
+    BackendOptions backend = given;
+    if (t->message_gap_s >= 0) backend.message_gap_s = t->message_gap_s;
     if (t->sweep.name.empty()) {
       PapOptions one = t->pap;
       // --collective allreduce without --algorithms: Proficz 2018's algorithms, prd, and native on mpi.
