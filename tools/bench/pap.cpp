@@ -478,7 +478,12 @@ Figure pap_figure(const PapOptions& o, const BackendOptions& b, const PapResult&
 std::vector<std::string> bound_violations(const PapResult& result) {
   std::vector<std::string> out;
   // Below by more than rounding: the sums of ranks and iterations differ in the last digits.
-  const auto below = [](double e, double b) { return e < b * (1 - 1e-9); };
+  // The clocks tick in nanoseconds (the sim backend rounds its clock to 1 ns, SimRuntime::now):
+  // an elapsed time, and the bound's alpha measured by ping-pong, are each exact to about 1 ns.
+  // A row that meets its bound exactly (allgather spreading at P = 48 on cluster-1gbe-48:
+  // 51.5730 us against 51.5732) must not fail on the rounding.
+  constexpr double clock_resolution = 1e-9;
+  const auto below = [](double e, double b) { return e < b * (1 - 1e-9) - 2 * clock_resolution; };
   for (const PapMeasurement& m : result.rows) {
     const std::string model = bound::name_of(m.bound_model);
     if (below(m.avg_elapsed, m.lower_bound)) {
