@@ -62,6 +62,9 @@ namespace ragged::bound {
 struct Transfer {
   double release_s = 0;
   double bytes = 0;
+  /// The time its first byte takes to reach the link's far end (a message across a backbone
+  /// arrives that much later); negative: the link's alpha.
+  double latency_s = -1;
 };
 
 /// The link model: a message of m bytes occupies a link for alpha + m beta seconds.
@@ -78,7 +81,9 @@ enum class Model { foreground, background };
 const char* name_of(Model model);
 
 /// Formula (1): the earliest time one link can have carried every transfer. Transfers of 0
-/// bytes carry nothing; with none left the link constrains nothing: -infinity.
+/// bytes carry nothing; with none left the link constrains nothing: -infinity. A transfer is
+/// ready at its release plus its latency; the link finishes no earlier than any ready time X
+/// plus beta times the bytes of every transfer ready at X or later.
 double link_finish(std::span<const Transfer> transfers, Link link);
 
 /// Per-rank lower bounds on the elapsed time (seconds after each rank's arrival). `arrivals`
@@ -97,6 +102,12 @@ std::vector<double> bcast(std::span<const double> arrivals, int root, double byt
 /// `bytes[i][j]`: what rank i sends to rank j.
 std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
                               Link link, Model model = Model::foreground);
+/// alltoallv between clusters: a message from rank j to rank i takes at least
+/// `latency_s[cluster[j]][cluster[i]]` to arrive (inside a cluster: link.alpha at least), and every
+/// byte crosses each host's link at link.beta (not the backbone's capacity).
+std::vector<double> alltoallv_clusters(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
+                                       std::span<const int> cluster, const std::vector<std::vector<double>>& latency_s,
+                                       Link link, Model model = Model::foreground);
 /// alltoall with one block size.
 std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link,
                              Model model = Model::foreground);

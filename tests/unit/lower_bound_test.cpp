@@ -123,6 +123,36 @@ TEST(LowerBound, BcastWaitsForTheRoot) {
   EXPECT_DOUBLE_EQ(e[2], 4 + 1 + 10);
 }
 
+// A transfer with a latency of its own (a message across a backbone) is ready that much later;
+// the link carries whatever is ready first meanwhile.
+TEST(LowerBound, LinkFinishCountsEachTransfersLatency) {
+  const bound::Link link{1, 1};
+  const std::vector<bound::Transfer> mixed{{0, 10, -1}, {0, 10, 100}};
+  EXPECT_DOUBLE_EQ(bound::link_finish(mixed, link), 100 + 10);  // not 100 + 20: the local one went first
+  const std::vector<bound::Transfer> near{{0, 10, -1}, {0, 10, 5}};
+  EXPECT_DOUBLE_EQ(bound::link_finish(near, link), 1 + 20);  // both wait for the link
+  const std::vector<bound::Transfer> late{{50, 10, -1}, {0, 10, 30}};
+  EXPECT_DOUBLE_EQ(bound::link_finish(late, link), 50 + 1 + 10);
+}
+
+// Two clusters of two: rank 0 takes its cluster-mate's block after the local latency and the two
+// across the backbone after its latency. The bound with the backbone's latency on every message
+// (what two-cluster charged before) is above it: no bound where local blocks arrive meanwhile.
+TEST(LowerBound, AlltoallBetweenClustersChargesTheBackboneLatencyOnlyAcrossIt) {
+  const bound::Link link{1, 1};
+  const std::vector<double> a(4, 0.0);
+  const std::vector<std::vector<double>> bytes(4, std::vector<double>(4, 10));
+  const std::vector<int> cluster{0, 0, 1, 1};
+  const std::vector<std::vector<double>> latency{{1, 100}, {100, 1}};
+  const std::vector<double> e = bound::alltoallv_clusters(a, bytes, cluster, latency, link);
+  for (const double x : e) EXPECT_DOUBLE_EQ(x, 100 + 20);
+  EXPECT_DOUBLE_EQ(bound::alltoallv(a, bytes, bound::Link{100, 1})[0], 130);
+  EXPECT_DOUBLE_EQ(bound::alltoallv(a, bytes, link)[0], 31);
+  // One cluster: the one-link bound.
+  const std::vector<int> one{0, 0, 0, 0};
+  EXPECT_EQ(bound::alltoallv_clusters(a, bytes, one, {{1}}, link), bound::alltoallv(a, bytes, link));
+}
+
 TEST(LowerBound, AlltoallCountsTheSendingLink) {
   // Rank 0 sends 3 x 20 bytes but receives 3 x 1: its sending link binds.
   const bound::Link link{0, 1};

@@ -50,6 +50,8 @@ struct TwoClusterOptions {
   /// Unmeasured calls before them; -1: 0 on sim, 1 on mpi.
   int warmup = -1;
   bool check = true;
+  /// Fail (after the report) when a row's time is below its lower bound (docs/bounds.md).
+  bool check_bounds = false;
   /// sim: most memory the simulated ranks' buffers may take together, which sets the scale.
   std::uint64_t memory = std::uint64_t{1} << 30;
   /// alltoallv: "uniform" (sizes uniform in [0, 2m]) or "skewed" (one pair in 8 gets 8m, the others m/8).

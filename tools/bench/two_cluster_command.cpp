@@ -33,6 +33,8 @@ CLI::App* add_two_cluster_command(CLI::App& app, Common& common, Runner& chosen)
            "also draw the figure (.svg or .png, with gnuplot): time against the message size, or against the "
            "processes with --scaling");
   cmd.no_check(o->check, "skip the exact check of every result");
+  cmd->add_flag("--check-bounds", o->check_bounds,
+                "fail (exit status 1, after the report) when a row's time is below its lower bound (docs/bounds.md)");
   cmd.runs(chosen, [o, cmd, &common](const BackendOptions& backend) {
     TwoClusterOptions options = *o;
     if (options.sizes.empty()) {

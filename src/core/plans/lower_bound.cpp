@@ -11,22 +11,24 @@ namespace ragged::bound {
 const char* name_of(Model model) { return model == Model::background ? "background" : "foreground"; }
 
 double link_finish(std::span<const Transfer> transfers, Link link) {
-  std::vector<Transfer> t;
+  struct Ready {
+    double at;
+    double bytes;
+  };
+  std::vector<Ready> t;
   t.reserve(transfers.size());
   for (const Transfer& x : transfers) {
-    if (x.bytes > 0) t.push_back(x);
+    if (x.bytes > 0) t.push_back({x.release_s + (x.latency_s >= 0 ? x.latency_s : link.alpha), x.bytes});
   }
   if (t.empty()) return -std::numeric_limits<double>::infinity();
-  // Latest release first: the suffix sums of formula (1) accumulate as t goes down.
-  std::sort(t.begin(), t.end(), [](const Transfer& a, const Transfer& b) { return a.release_s > b.release_s; });
+  // Latest ready time first: the suffix sums of formula (1) accumulate as t goes down.
+  std::sort(t.begin(), t.end(), [](const Ready& a, const Ready& b) { return a.at > b.at; });
   double finish = -std::numeric_limits<double>::infinity();
   double bytes = 0;
   for (std::size_t k = 0; k < t.size(); ++k) {
     bytes += t[k].bytes;
-    // Evaluate at each distinct release, once all transfers released then are counted.
-    if (k + 1 == t.size() || t[k + 1].release_s != t[k].release_s) {
-      finish = std::max(finish, t[k].release_s + link.alpha + link.beta * bytes);
-    }
+    // Evaluate at each distinct ready time, once all transfers ready then are counted.
+    if (k + 1 == t.size() || t[k + 1].at != t[k].at) finish = std::max(finish, t[k].at + link.beta * bytes);
   }
   return finish;
 }
@@ -157,10 +159,15 @@ std::vector<double> bcast(std::span<const double> arrivals, int root, double byt
   return out;
 }
 
-std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
-                              Link link, Model model) {
+std::vector<double> alltoallv_clusters(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
+                                       std::span<const int> cluster, const std::vector<std::vector<double>>& latency_s,
+                                       Link link, Model model) {
   const std::size_t p = arrivals.size();
-  assert(bytes.size() == p);
+  assert(bytes.size() == p && cluster.size() == p);
+  const auto latency = [&](std::size_t from, std::size_t to) {
+    const double l = latency_s[static_cast<std::size_t>(cluster[from])][static_cast<std::size_t>(cluster[to])];
+    return std::max(l, link.alpha);
+  };
   std::vector<double> out(p, 0.0);
   std::vector<Transfer> in;
   std::vector<Transfer> sent;
@@ -172,12 +179,20 @@ std::vector<double> alltoallv(std::span<const double> arrivals, const std::vecto
     const double leaves = out_from(arrivals, i, model);
     for (std::size_t j = 0; j < p; ++j) {
       if (j == i) continue;
-      in.push_back({into(arrivals[i], arrivals[j], model), bytes[j][i]});
+      in.push_back({into(arrivals[i], arrivals[j], model), bytes[j][i], latency(j, i)});
+      // What i sends occupies its own link from the start: the latency is the far end's.
       sent.push_back({leaves, bytes[i][j]});
     }
     out[i] = elapsed(arrivals[i], link_finish(in, link), link_finish(sent, link));
   }
   return out;
+}
+
+std::vector<double> alltoallv(std::span<const double> arrivals, const std::vector<std::vector<double>>& bytes,
+                              Link link, Model model) {
+  // One cluster: every message the link's latency.
+  const std::vector<int> one(arrivals.size(), 0);
+  return alltoallv_clusters(arrivals, bytes, one, {{link.alpha}}, link, model);
 }
 
 std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link, Model model) {
