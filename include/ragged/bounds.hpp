@@ -112,10 +112,12 @@ std::vector<double> alltoallv_clusters(std::span<const double> arrivals, const s
 std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, Link link,
                              Model model = Model::foreground);
 /// `block_bytes[j]`: what rank j sends to (gatherv) or receives from (scatterv) the root.
+/// `latency_s[j]`, when given: the latency between rank j and the root (inside a node less than
+/// between two), at least link.alpha; empty: link.alpha for every rank.
 std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
-                            Model model = Model::foreground);
+                            Model model = Model::foreground, std::span<const double> latency_s = {});
 std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
-                             Model model = Model::foreground);
+                             Model model = Model::foreground, std::span<const double> latency_s = {});
 
 /// The mean of per-rank bounds (0 for none).
 double mean(std::span<const double> bounds);

@@ -153,6 +153,20 @@ TEST(LowerBound, AlltoallBetweenClustersChargesTheBackboneLatencyOnlyAcrossIt) {
   EXPECT_EQ(bound::alltoallv_clusters(a, bytes, one, {{1}}, link), bound::alltoallv(a, bytes, link));
 }
 
+// The root's node-mates' blocks arrive after the node's latency, the others' after the longer
+// one between nodes: the root's link carries the near ones first.
+TEST(LowerBound, GathervAndScattervChargeEachRanksLatencyToTheRoot) {
+  const bound::Link link{0, 1};
+  const std::vector<double> a(4, 0.0);
+  const std::vector<double> blocks{10, 10, 10, 10};
+  const std::vector<double> latency{1, 1, 50, 50};  // ranks 0, 1 on the root's node (root 0)
+  EXPECT_DOUBLE_EQ(bound::gatherv(a, 0, blocks, link, bound::Model::foreground, latency)[0], 50 + 20);
+  EXPECT_DOUBLE_EQ(bound::scatterv(a, 0, blocks, link, bound::Model::foreground, latency)[2], 50 + 10);
+  EXPECT_DOUBLE_EQ(bound::gatherv(a, 0, blocks, bound::Link{50, 1})[0], 50 + 30);  // the slowest pair's on all
+  EXPECT_EQ(bound::gatherv(a, 0, blocks, bound::Link{1, 1}, bound::Model::foreground, {}),
+            bound::gatherv(a, 0, blocks, bound::Link{1, 1}));
+}
+
 TEST(LowerBound, AlltoallCountsTheSendingLink) {
   // Rank 0 sends 3 x 20 bytes but receives 3 x 1: its sending link binds.
   const bound::Link link{0, 1};

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
+#include <span>
 #include <utility>
+#include <vector>
 
 #include "ragged/error.hpp"
 #include "ragged/registry.hpp"
@@ -106,6 +109,49 @@ double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::vector<std::vector<double>> group_latencies(Comm& comm, std::span<const int> group_of_rank, int tag) {
+  int k = 0;
+  for (const int g : group_of_rank) k = std::max(k, g + 1);
+  std::vector<std::vector<int>> members(static_cast<std::size_t>(k));
+  for (std::size_t r = 0; r < group_of_rank.size(); ++r) {
+    members[static_cast<std::size_t>(group_of_rank[r])].push_back(static_cast<int>(r));
+  }
+  std::vector<std::vector<double>> latency(static_cast<std::size_t>(k),
+                                           std::vector<double>(static_cast<std::size_t>(k), 0.0));
+  Runtime& rt = comm.runtime();
+  const int me = comm.rank();
+  std::byte none{};
+  for (int c = 0; c < k; ++c) {
+    for (int d = c; d < k; ++d) {
+      const std::vector<int>& of_c = members[static_cast<std::size_t>(c)];
+      const std::vector<int>& of_d = members[static_cast<std::size_t>(d)];
+      if (of_c.empty() || of_d.empty() || (c == d && of_c.size() < 2)) continue;
+      const int a = of_c[0];
+      const int b = c == d ? of_c[1] : of_d[0];
+      double best = std::numeric_limits<double>::infinity();
+      for (int round = 0; round < 8; ++round) {
+        if (me == a) {
+          const double t0 = rt.now();
+          comm.send(b, tag, &none, 0);
+          comm.recv(b, tag, &none, 0);
+          best = std::min(best, (rt.now() - t0) / 2);
+        } else if (me == b) {
+          comm.recv(a, tag, &none, 0);
+          comm.send(a, tag, &none, 0);
+        }
+      }
+      // The measuring rank tells rank 0.
+      if (me == a && a != 0) comm.send(0, tag, &best, sizeof best);
+      if (me == 0 && a != 0) comm.recv(a, tag, &best, sizeof best);
+      if (me == 0) {
+        latency[static_cast<std::size_t>(c)][static_cast<std::size_t>(d)] = best;
+        latency[static_cast<std::size_t>(d)][static_cast<std::size_t>(c)] = best;
+      }
+    }
+  }
+  return latency;
 }
 
 LinkModel bound_link(Comm& comm, int tag, const LinkModel& single, std::size_t probe_bytes) {

@@ -15,6 +15,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -84,6 +85,13 @@ double median(std::vector<double> values);
 /// a link below its capacity (a window-bound flow, a bandwidth factor), and a bound with that
 /// beta would not be one. Meaningful on rank 0.
 LinkModel bound_link(Comm& comm, int tag, const LinkModel& single, std::size_t probe_bytes = std::size_t{256} << 10);
+/// The latency between groups of ranks (clusters, nodes), for the bounds that charge each
+/// message its own pair's (bound::alltoallv_clusters, the rooted bounds' latency_s), on rank 0:
+/// entry [c][d] the one-way time of a zero-byte message, best of 8 ping-pongs, between the first
+/// ranks of groups c and d, and [c][c] between the first two ranks of group c (0 for a group of
+/// one rank). group_of_rank[r] in 0..k-1, every group used. Every rank takes part, the pairs one
+/// after the other, on `tag`.
+std::vector<std::vector<double>> group_latencies(Comm& comm, std::span<const int> group_of_rank, int tag);
 
 /// Human-readable platform label for reports ("cluster-1gbe-48" on sim, "mpi" on mpi).
 std::string platform_label(const BackendOptions& options);

@@ -36,8 +36,9 @@ struct IrregularOptions {
   /// A time within this fraction above a guideline's right side still meets it (the
   /// simulator rounds to nanoseconds; the right side is itself a measurement).
   double gl_slack = 1e-3;
-  bool check = true;   ///< check every algorithm's result once per problem
-  bool table = false;  ///< table format: times in microseconds, GL marks
+  bool check = true;          ///< check every algorithm's result once per problem
+  bool check_bounds = false;  ///< fail (after the report) when a row is below its lower bound
+  bool table = false;         ///< table format: times in microseconds, GL marks
 };
 
 /// The eight problems of §5, in the paper's order.

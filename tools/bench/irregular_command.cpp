@@ -31,6 +31,8 @@ CLI::App* add_irregular_command(CLI::App& app, Common& common, Runner& chosen) {
   cmd->add_option("--gl-slack", o->gl_slack, "a time this fraction above a guideline's right side still meets it")
       ->capture_default_str();
   cmd.no_check(o->check, "skip the exact check of every algorithm's result");
+  cmd->add_flag("--check-bounds", o->check_bounds,
+                "fail (exit status 1, after the report) when a row's time is below its lower bound (docs/bounds.md)");
   cmd.runs(
       chosen,
       [o, &common](const BackendOptions& backend) {

@@ -65,51 +65,6 @@ std::string generated_name(const std::vector<int>& sizes) {
   return s;
 }
 
-/// The latency between clusters, for the bound (bound::alltoallv_clusters), on rank 0: entry
-/// [c][d] the one-way time of a zero-byte message, best of a few ping-pongs, between the first
-/// ranks of clusters c and d, and [c][c] between the first two ranks of cluster c (0 for a
-/// cluster of one rank). Every rank takes part; the pairs go one after the other.
-std::vector<std::vector<double>> cluster_latencies(Comm& comm, const ClusterLayout& layout) {
-  const int k = layout.clusters();
-  std::vector<std::vector<int>> members(static_cast<std::size_t>(k));
-  for (int r = 0; r < layout.size(); ++r)
-    members[static_cast<std::size_t>(layout.cluster[static_cast<std::size_t>(r)])].push_back(r);
-  std::vector<std::vector<double>> latency(static_cast<std::size_t>(k),
-                                           std::vector<double>(static_cast<std::size_t>(k), 0.0));
-  Runtime& rt = comm.runtime();
-  const int me = comm.rank();
-  std::byte none{};
-  for (int c = 0; c < k; ++c) {
-    for (int d = c; d < k; ++d) {
-      const std::vector<int>& of_c = members[static_cast<std::size_t>(c)];
-      const std::vector<int>& of_d = members[static_cast<std::size_t>(d)];
-      if (c == d && of_c.size() < 2) continue;
-      const int a = of_c[0];
-      const int b = c == d ? of_c[1] : of_d[0];
-      double best = std::numeric_limits<double>::infinity();
-      for (int round = 0; round < 8; ++round) {
-        if (me == a) {
-          const double t0 = rt.now();
-          comm.send(b, tag_latency, &none, 0);
-          comm.recv(b, tag_latency, &none, 0);
-          best = std::min(best, (rt.now() - t0) / 2);
-        } else if (me == b) {
-          comm.recv(a, tag_latency, &none, 0);
-          comm.send(a, tag_latency, &none, 0);
-        }
-      }
-      // The measuring rank tells rank 0.
-      if (me == a && a != 0) comm.send(0, tag_latency, &best, sizeof best);
-      if (me == 0 && a != 0) comm.recv(a, tag_latency, &best, sizeof best);
-      if (me == 0) {
-        latency[static_cast<std::size_t>(c)][static_cast<std::size_t>(d)] = best;
-        latency[static_cast<std::size_t>(d)][static_cast<std::size_t>(c)] = best;
-      }
-    }
-  }
-  return latency;
-}
-
 /// What one rank measured in one call, on rank 0's clock.
 struct Sample {
   double start = 0;
@@ -396,7 +351,7 @@ void measure(Comm& comm, const TwoClusterOptions& o, const std::vector<std::stri
   // Each message pays its own pair's latency (the backbone's only across it): with the slowest
   // pair's on every message, linear's alltoall of 64 KiB on 8 + 8 ranks took 20.1 ms against a
   // "bound" of 21.4, its local blocks arriving while the remote ones crossed.
-  const std::vector<std::vector<double>> latency = cluster_latencies(comm, *layout);
+  const std::vector<std::vector<double>> latency = group_latencies(comm, layout->cluster, tag_latency);
   if (me == 0) {
     bounds.clear();
     const auto n = static_cast<std::size_t>(p);

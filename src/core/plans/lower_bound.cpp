@@ -79,9 +79,11 @@ enum class Toward { root, ranks };
 /// rank that has arrived (a binomial tree's inner ranks), so from the later of the sender's
 /// arrival and the earliest other one.
 std::vector<double> rooted(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
-                           Toward toward, Model model) {
+                           Toward toward, Model model, std::span<const double> latency_s) {
   const std::size_t p = arrivals.size();
   assert(block_bytes.size() == p && root >= 0 && static_cast<std::size_t>(root) < p);
+  assert(latency_s.empty() || latency_s.size() == p);
+  const auto latency = [&](std::size_t j) { return latency_s.empty() ? -1.0 : std::max(latency_s[j], link.alpha); };
   const auto r = static_cast<std::size_t>(root);
   constexpr double none = -std::numeric_limits<double>::infinity();
   std::vector<double> out(p, 0.0);
@@ -90,12 +92,12 @@ std::vector<double> rooted(std::span<const double> arrivals, int root, std::span
   for (std::size_t j = 0; j < p; ++j) {
     if (j == r) continue;
     if (toward == Toward::root) {
-      at_root.push_back({into(arrivals[r], arrivals[j], model), block_bytes[j]});
+      at_root.push_back({into(arrivals[r], arrivals[j], model), block_bytes[j], latency(j)});
       const Transfer own{out_from(arrivals, j, model), block_bytes[j]};
       out[j] = elapsed(arrivals[j], none, link_finish({&own, 1}, link));
     } else {
       at_root.push_back({out_from(arrivals, r, model), block_bytes[j]});
-      const Transfer met{into(arrivals[j], arrivals[r], model), block_bytes[j]};
+      const Transfer met{into(arrivals[j], arrivals[r], model), block_bytes[j], latency(j)};
       out[j] = elapsed(arrivals[j], link_finish({&met, 1}, link), none);
     }
   }
@@ -202,13 +204,13 @@ std::vector<double> alltoall(std::span<const double> arrivals, double block_byte
 }
 
 std::vector<double> gatherv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
-                            Model model) {
-  return rooted(arrivals, root, block_bytes, link, Toward::root, model);
+                            Model model, std::span<const double> latency_s) {
+  return rooted(arrivals, root, block_bytes, link, Toward::root, model, latency_s);
 }
 
 std::vector<double> scatterv(std::span<const double> arrivals, int root, std::span<const double> block_bytes, Link link,
-                             Model model) {
-  return rooted(arrivals, root, block_bytes, link, Toward::ranks, model);
+                             Model model, std::span<const double> latency_s) {
+  return rooted(arrivals, root, block_bytes, link, Toward::ranks, model, latency_s);
 }
 
 namespace two_level {
