@@ -550,10 +550,13 @@ inline double alltoall_linear(const CostInput& x) {
   return x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
 /// allgather "spreading" (m = one rank's block): every rank sends its block to the p - 1 others
-/// at once, the traffic of the linear alltoall of m-byte blocks. Flat with the gap unknown, a
-/// latency a message: the ring's time, which it then never beats (the ring is listed first).
+/// at once, the traffic of the linear alltoall of m-byte blocks, where the network's gap is known
+/// (the simulator's). Unknown (an MPI library's network, on any layout), a latency a message: the
+/// ring's time, which it then never beats (the ring is listed first). Its one latency would
+/// otherwise win every small call on one node, imbalanced ones too, on a latency the arrival
+/// agent measured under load (mpi.pmpi's late-rank programs at np 3 and 4, under both MPIs).
 inline double allgather_spreading(const CostInput& x) {
-  if (posted_at_once(x)) return alltoall_linear(x);
+  if (x.gap_known) return alltoall_linear(x);
   return (x.procs - 1) * tau(x);
 }
 inline double alltoall_pairwise(const CostInput& x) {
