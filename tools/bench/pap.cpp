@@ -492,20 +492,14 @@ Figure pap_figure(const PapOptions& o, const BackendOptions& b, const PapResult&
 std::vector<std::string> bound_violations(const PapResult& result) {
   std::vector<std::string> out;
   // Below by more than rounding: the sums of ranks and iterations differ in the last digits.
-  // The clocks tick in nanoseconds (the sim backend rounds its clock to 1 ns, SimRuntime::now):
-  // an elapsed time, and the bound's alpha measured by ping-pong, are each exact to about 1 ns.
-  // A row that meets its bound exactly (allgather spreading at P = 48 on cluster-1gbe-48:
-  // 51.5730 us against 51.5732) must not fail on the rounding.
-  constexpr double clock_resolution = 1e-9;
-  const auto below = [](double e, double b) { return e < b * (1 - 1e-9) - 2 * clock_resolution; };
   for (const PapMeasurement& m : result.rows) {
     const std::string model = bound::name_of(m.bound_model);
-    if (below(m.avg_elapsed, m.lower_bound)) {
+    if (below_bound(m.avg_elapsed, m.lower_bound)) {
       out.push_back(m.algorithm + " at P = " + std::to_string(m.procs) + ", " + std::to_string(m.bytes) +
                     " bytes: e-bar " + significant(m.avg_elapsed) + " s is below its " + model + " lower bound " +
                     significant(m.lower_bound) + " s");
     }
-    if (m.two_level_bound && below(m.avg_elapsed, *m.two_level_bound)) {
+    if (m.two_level_bound && below_bound(m.avg_elapsed, *m.two_level_bound)) {
       out.push_back(m.algorithm + " at P = " + std::to_string(m.procs) + ", " + std::to_string(m.bytes) +
                     " bytes: e-bar " + significant(m.avg_elapsed) + " s is below its " + model + " two-level bound " +
                     significant(*m.two_level_bound) + " s");
