@@ -27,11 +27,6 @@ struct Config {
   /// Unset: the platform's own (the property ragged/message_gap of its outermost zone,
   /// 0 when it has none). Must be finite and >= 0. See docs/backends/sim.md.
   std::optional<double> message_gap;
-  /// The most transfers in flight at once: each is a SimGrid actor with a stack of its own, and
-  /// past what the kernel lets the process map (vm.max_map_count) SimGrid aborts the process. A
-  /// run that needs more fails with an Error naming the rank and the limit, as any failed run.
-  /// Unset: what vm.max_map_count leaves (about 30,000 with Linux's default 65,530).
-  std::optional<std::size_t> max_transfers;
 };
 
 /// Simulates `procs` ranks, each running `rank_main(comm)`, and returns when every

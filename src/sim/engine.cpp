@@ -402,7 +402,6 @@ void run(const Config& config, const std::function<void(Comm&)>& rank_main) {
   detail::World world(config.procs, std::move(rank_hosts), sg4::Engine::get_clock(),
                       config.message_gap.value_or(st.message_gap), st.protocol);
   world.set_topology(std::move(layout), std::move(network));
-  if (config.max_transfers) world.limit_transfers(*config.max_transfers);
   detail::g_world = &world;
   struct Reset {
     ~Reset() { detail::g_world = nullptr; }

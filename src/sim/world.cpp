@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <simgrid/Exception.hpp>
 #include <sstream>
 #include <utility>
@@ -45,34 +44,6 @@ std::string describe_message(const Message& m) {
 
 double quantize(double seconds) { return std::nearbyint(seconds * 1e9) / 1e9; }
 
-namespace {
-
-/// vm.max_map_count (65530 when it cannot be read).
-long max_map_count() {
-  std::ifstream in("/proc/sys/vm/max_map_count");
-  long value = 0;
-  return in >> value && value > 0 ? value : 65530;
-}
-
-/// The memory mappings this process has now.
-long mappings_now() {
-  std::ifstream in("/proc/self/maps");
-  long lines = 0;
-  for (std::string line; std::getline(in, line);) ++lines;
-  return lines;
-}
-
-/// How many transfer actors this process can still map: each takes two mappings (its stack, and
-/// the guard page that SimGrid protects below it, which splits the stack's mapping), with 4096
-/// mappings kept for everything else (the heap's arenas, libraries) and four for each rank (its
-/// main actor and a daemon).
-std::size_t transfer_budget(int procs) {
-  const long left = max_map_count() - mappings_now() - 4096 - 4L * procs;  // the ranks' and daemons' stacks
-  return left > 0 ? static_cast<std::size_t>(left / 2) : 0;
-}
-
-}  // namespace
-
 World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, double message_gap, Protocol protocol)
     : procs_(procs),
       rank_hosts_(std::move(rank_hosts)),
@@ -82,13 +53,23 @@ World::World(int procs, std::vector<sg4::Host*> rank_hosts, double start_clock, 
       next_send_(static_cast<std::size_t>(procs), 0.0),
       next_recv_(static_cast<std::size_t>(procs), 0.0),
       queues_(static_cast<std::size_t>(procs)),
-      transfer_budget_(transfer_budget(procs)),
       windows_created_(static_cast<std::size_t>(procs), 0) {
   comms_.reserve(static_cast<std::size_t>(procs));
   for (int r = 0; r < procs; ++r) comms_.push_back(std::make_unique<SimComm>(*this, r));
 }
 
-World::~World() = default;
+World::~World() {
+  // A run ends when SimGrid has no event left, so nothing is in flight here, unless SimGrid threw
+  // out of its run: then stop what could still fire into this World in the next run.
+  static std::vector<sg4::CommPtr> orphans;  // a comm must not be freed on the wire
+  if (timer_ != nullptr) timer_->remove();
+  for (auto& [key, transfer] : transfers_) {
+    if (transfer->comm) {
+      transfer->comm->set_data(nullptr);
+      orphans.push_back(std::move(transfer->comm));
+    }
+  }
+}
 
 // ------------------------------------------------------------------ actors
 
@@ -281,155 +262,6 @@ void World::on_simgrid_deadlock() {
       if (a->parked) os << "\n  " << describe(*a);
     }
     first_error_ = std::make_exception_ptr(Error(os.str()));
-  }
-}
-
-// ------------------------------------------------------------------ transfers
-
-bool World::route_is_empty(sg4::Host* host) {
-  auto it = empty_self_route_.find(host);
-  if (it != empty_self_route_.end()) return it->second;
-  std::vector<sg4::Link*> links;
-  double latency = 0;
-  host->route_to(host, links, &latency);
-  const bool empty = links.empty() && latency <= 0;
-  empty_self_route_.emplace(host, empty);
-  return empty;
-}
-
-double World::book(std::vector<double>& next, int rank) {
-  double& slot = next[static_cast<std::size_t>(rank)];
-  const double at = std::max(sg4::Engine::get_clock(), slot);
-  slot = at + gap_;
-  return at;
-}
-
-void World::transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
-                     std::function<void()> arrived, std::function<void()> started) {
-  sg4::Host* from = host_of(sender);
-  sg4::Host* to = host_of(receiver);
-  if (from == to && route_is_empty(from)) {
-    if (started) started();
-    done();
-    return;
-  }
-  if (idle_workers_.empty() && workers_.size() >= transfer_budget_ &&
-      !(protocol_.pair_fifo && busy_pairs_.count({sender, receiver}) != 0)) {
-    // SimGrid would abort the whole process ("Failed to protect stack"): fail this run instead.
-    std::ostringstream os;
-    os << "sim backend: rank " << sender << "'s message to rank " << receiver << " would be transfer "
-       << workers_.size() + 1 << " in flight at once, more than the " << transfer_budget_
-       << " this run allows (every transfer in flight is a SimGrid actor with a stack of its own, and the kernel "
-       << "lets a process map vm.max_map_count = " << max_map_count() << " areas): this algorithm cannot be "
-       << "simulated with " << procs_
-       << " ranks here; simulate fewer ranks, or raise vm.max_map_count (sysctl -w vm.max_map_count=N)";
-    throw Error(os.str());
-  }
-  ++live_;  // a busy or queued transfer is live: it will complete without help
-  TransferWorker::Job job{bytes, start_at, std::move(started), std::move(arrived), std::move(done)};
-  if (protocol_.pair_fifo && !busy_pairs_.emplace(sender, receiver).second) {
-    pending_[{sender, receiver}].push_back(std::move(job));
-    return;
-  }
-  TransferWorker* worker = nullptr;
-  bool fresh = false;
-  if (idle_workers_.empty()) {
-    workers_.push_back(std::make_unique<TransferWorker>());
-    worker = workers_.back().get();
-    fresh = true;
-  } else {
-    worker = idle_workers_.back();
-    idle_workers_.pop_back();
-  }
-  worker->from = from;
-  worker->to = to;
-  worker->sender = sender;
-  worker->receiver = receiver;
-  worker->job = std::move(job);
-  if (fresh) {
-    sg4::Actor::create("transfer", from, [this, worker] { run_worker(*worker); })->daemonize();
-  }
-  worker->sem->release();
-}
-
-double World::exchange_penalty(int sender, int receiver, double start) {
-  const double now = sg4::Engine::get_clock();
-  auto& mine = rendezvous_on_wire_[{sender, receiver}];
-  for (auto& interval : mine) {
-    if (interval.first == start && interval.second < 0) {
-      interval.second = now;
-      break;
-    }
-  }
-  // Keep what a transfer of the other direction still under way may overlap: the last few.
-  std::size_t finished = 0;
-  for (const auto& interval : mine) finished += interval.second >= 0 ? 1U : 0U;
-  for (auto it = mine.begin(); it != mine.end() && finished > 8;) {
-    if (it->second >= 0) {
-      it = mine.erase(it);
-      --finished;
-    } else {
-      ++it;
-    }
-  }
-  double overlap = 0;
-  for (const auto& [from, to] : rendezvous_on_wire_[{receiver, sender}]) {
-    const double end = to < 0 ? now : to;
-    overlap += std::max(0.0, std::min(now, end) - std::max(start, from));
-  }
-  return overlap * (1 / protocol_.exchange_factor - 1);
-}
-
-bool World::next_of_pair(TransferWorker& worker) {
-  if (!protocol_.pair_fifo) return false;
-  const std::pair<int, int> key{worker.sender, worker.receiver};
-  auto it = pending_.find(key);
-  if (it == pending_.end() || it->second.empty()) {
-    busy_pairs_.erase(key);
-    return false;
-  }
-  worker.job = std::move(it->second.front());
-  it->second.pop_front();
-  return true;
-}
-
-void World::run_worker(TransferWorker& worker) {
-  // Idle workers wait outside the deadlock bookkeeping; SimGrid kills them (daemons) when the
-  // last rank and daemon of the run ended.
-  for (;;) {
-    worker.sem->acquire();
-    do {
-      try {
-        // The sender's gap: wait for the slot booked when the message was posted.
-        TransferWorker::Job job = std::move(worker.job);
-        if (const double wait = job.start_at - sg4::Engine::get_clock(); wait > 0) sg4::this_actor::sleep_for(wait);
-        if (job.started) job.started();
-        const bool rendezvous =
-            protocol_.exchange_factor < 1 && protocol_.eager_limit > 0 && job.bytes >= protocol_.eager_limit;
-        const double on_wire = sg4::Engine::get_clock();
-        if (rendezvous) rendezvous_on_wire_[{worker.sender, worker.receiver}].emplace_back(on_wire, -1.0);
-        sg4::Comm::sendto(worker.from, worker.to, static_cast<std::uint64_t>(job.bytes));
-        if (rendezvous) {
-          if (const double penalty = exchange_penalty(worker.sender, worker.receiver, on_wire); penalty > 0)
-            sg4::this_actor::sleep_for(penalty);
-        }
-        // The receiver's gap: booked in arrival order.
-        if (gap_ > 0) {
-          if (const double wait = book(next_recv_, worker.receiver) - sg4::Engine::get_clock(); wait > 0) {
-            if (job.arrived) job.arrived();
-            sg4::this_actor::sleep_for(wait);
-          }
-        }
-        job.done();
-      } catch (const simgrid::ForcefulKillException&) {
-        throw;
-      } catch (...) {
-        fail(std::current_exception());
-      }
-      --live_;
-    } while (next_of_pair(worker));
-    idle_workers_.push_back(&worker);
-    if (!aborting_ && live_ > 0 && parked_untimed_ == live_) detect_deadlock(nullptr);
   }
 }
 

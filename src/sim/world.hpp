@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <utility>
@@ -115,22 +116,30 @@ struct WindowGroup {
 
 class SimComm;
 
-/// A SimGrid daemon actor that simulates transfers one after another. Idle workers wait for
-/// their next job in a pool; actors are costly to create, transfers are frequent.
-struct TransferWorker {
-  sg4::SemaphorePtr sem = sg4::Semaphore::create(0);
+/// What one transfer moves and when (World::transfer).
+struct TransferJob {
+  std::size_t bytes = 0;
+  double start_at = 0;  ///< absolute clock at which the transfer may start (the sender's gap)
+  std::function<void()> started;
+  std::function<void()> arrived;
+  std::function<void()> done;
+};
+
+/// A transfer in flight, with no actor of its own: a SimGrid kernel timer starts it at its slot,
+/// an actor-free SimGrid comm between the two hosts (Comm::sendto_init) carries its bytes, the
+/// comm's completion (Activity::on_completion) or a timer that the gaps set finishes it. Its
+/// memory is this struct, whatever the bytes: no stack, no memory mapping.
+struct Transfer {
+  World* world = nullptr;
   sg4::Host* from = nullptr;
   sg4::Host* to = nullptr;
-  int sender = -1;    ///< the rank the bytes are from
-  int receiver = -1;  ///< the rank the bytes are for
-  struct Job {
-    std::size_t bytes = 0;
-    double start_at = 0;  ///< absolute clock at which the transfer may start (the sender's gap)
-    std::function<void()> started;
-    std::function<void()> arrived;
-    std::function<void()> done;
-  };
-  Job job;  ///< the transfer under way; with Protocol::pair_fifo those of its pair wait in World
+  int sender = -1;                           ///< the rank the bytes are from
+  int receiver = -1;                         ///< the rank the bytes are for
+  TransferJob job;                           ///< with Protocol::pair_fifo the jobs of its pair that wait are in World
+  sg4::CommPtr comm;                         ///< while the bytes are on the wire
+  void (World::*step)(Transfer*) = nullptr;  ///< what it does when due
+  double on_wire = 0;
+  bool rendezvous = false;
 };
 
 /// The MPI library's protocol costs a platform may declare (zone properties, docs/backends/sim.md,
@@ -220,7 +229,7 @@ class World {
 
   // ---------------------------------------------------------------- transfers
   /// Simulates moving `bytes` from rank `sender`'s host to rank `receiver`'s and then calls
-  /// `done` (in a transfer actor, or right away when the platform has no route from a host
+  /// `done` (in SimGrid's kernel, or right away when the platform has no route from a host
   /// to itself). LogGP's message gap g > 0 (docs/backends/sim.md): the transfer starts no
   /// earlier than `start_at`, the slot book_send() gave the message when it was posted (so a
   /// rank's messages start at least g apart, in the order it posted them), and the transfers
@@ -231,8 +240,6 @@ class World {
   /// `receiver`; `started` (if any) is called when it starts.
   void transfer(int sender, int receiver, std::size_t bytes, double start_at, std::function<void()> done,
                 std::function<void()> arrived = {}, std::function<void()> started = {});
-  /// Lowers the most transfers in flight at once (sim::Config::max_transfers).
-  void limit_transfers(std::size_t most) { transfer_budget_ = std::min(transfer_budget_, most); }
   /// Books rank `sender`'s next send slot, max(now, previous slot + g), as an absolute clock
   /// for transfer(); 0 without a gap.
   double book_send(int sender) { return gap_ > 0 ? book(next_send_, sender) : 0.0; }
@@ -261,11 +268,31 @@ class World {
   void abort_run(const std::string& why);
   [[nodiscard]] std::string describe(const ActorCtl& actor) const;
   [[nodiscard]] bool route_is_empty(sg4::Host* host);
-  void run_worker(TransferWorker& worker);
-  /// With pair_fifo, loads the next transfer waiting between the worker's two ranks into it
+  /// Starts a transfer no earlier than its job's start_at.
+  void launch(Transfer* transfer);
+  /// Puts a transfer's bytes on the wire (at its slot).
+  void begin(Transfer* transfer);
+  /// A transfer's bytes arrived (SimGrid's comm completed): the gaps may hold it back.
+  void landed(Transfer* transfer);
+  /// After a rendezvous transfer's exchange penalty: the receiver's gap.
+  void receive_gap(Transfer* transfer);
+  /// Calls a transfer's `done`, and starts the next of its pair or forgets it.
+  void finish(Transfer* transfer);
+  /// Runs `step(transfer)` at absolute clock `at` (now, in SimGrid's next round, when `at` is
+  /// past), after the steps set before it for the same clock; one SimGrid kernel timer serves
+  /// them all. A step's exception fails the run.
+  void at_clock(double at, Transfer* transfer, void (World::*step)(Transfer*));
+  /// The timer's callback: runs every step due by its `date`, in the order they were set.
+  void run_due(double date);
+  /// With pair_fifo, loads the next transfer waiting between the two ranks into `transfer`
   /// (true), or marks the pair idle (false).
-  bool next_of_pair(TransferWorker& worker);
+  bool next_of_pair(Transfer& transfer);
 
+ public:
+  /// SimGrid's completion of a transfer's comm (called for every activity, in SimGrid's kernel).
+  static void on_activity_done(const sg4::Activity& activity);
+
+ private:
   /// Books the next slot of one rank's sends or receives: max(now, next), and moves next
   /// a gap beyond it. Returns the absolute clock of the slot.
   double book(std::vector<double>& next, int rank);
@@ -297,14 +324,13 @@ class World {
   };
   std::vector<RankQueues> queues_;
   std::map<sg4::Host*, bool> empty_self_route_;
-  std::vector<std::unique_ptr<TransferWorker>> workers_;
-  std::vector<TransferWorker*> idle_workers_;
-  /// The transfer actors this process can still map (each actor's stack and its guard are memory
-  /// mappings, which the kernel caps at vm.max_map_count): past it SimGrid aborts the process, so
-  /// transfer() fails the run with an Error first (transfer_budget()).
-  std::size_t transfer_budget_ = 0;
-  std::set<std::pair<int, int>> busy_pairs_;  // (sender, receiver) with a transfer under way (pair_fifo)
-  std::map<std::pair<int, int>, std::list<TransferWorker::Job>> pending_;  // the transfers waiting behind it
+  std::map<const Transfer*, std::unique_ptr<Transfer>> transfers_;  // in flight
+  std::multimap<double, Transfer*> due_;            // the transfers' next steps, by clock, then in order set
+  simgrid::kernel::timer::Timer* timer_ = nullptr;  // SimGrid's timer for the first of due_
+  bool running_due_ = false;                        // in run_due(), which sets the timer last
+  std::vector<sg4::CommPtr> finished_comms_;        // released at the next step, not inside their completion
+  std::set<std::pair<int, int>> busy_pairs_;        // (sender, receiver) with a transfer under way (pair_fifo)
+  std::map<std::pair<int, int>, std::list<TransferJob>> pending_;  // the transfers waiting behind it
   /// Protocol::exchange_factor: per (sender, receiver), the recent rendezvous transfers'
   /// [start, end) on the wire, end < 0 while under way.
   std::map<std::pair<int, int>, std::list<std::pair<double, double>>> rendezvous_on_wire_;

@@ -271,16 +271,16 @@ TEST(SimBackend, ADeadlockIsAnErrorNamingWhatEachRankWaitsFor) {
   EXPECT_EQ(sum, 3);
 }
 
-// More transfers in flight than the run allows (sim::Config::max_transfers; by default what
-// vm.max_map_count leaves, past which SimGrid would abort the process) fail the run with an Error
-// naming the rank and the limit, and the next run goes on. Every rank posts a send to every
-// other at once: 8 x 7 transfers in flight, 12 allowed.
-TEST(SimBackend, TooManyTransfersInFlightFailTheRunNotTheProcess) {
-  sim::Config config = gbe(8);
-  const auto all_to_all = [](Comm& comm) {
-    std::vector<int> in(8, -1);
+// Transfers have no actor of their own (an actor-free SimGrid comm each): 200 ranks that post a
+// send to every other at once keep 39,800 transfers in flight, more than the ~30,000 actor
+// stacks Linux's default vm.max_map_count let a process map, and every message still lands.
+TEST(SimBackend, TransfersInFlightAreNotActors) {
+  constexpr int procs = 200;
+  std::vector<int> sums(procs, 0);
+  sim::run(gbe(procs), [&](Comm& comm) {
+    std::vector<int> in(procs, -1);
     std::vector<Request> requests;
-    const int mine = comm.rank();
+    const int mine = 1000 + comm.rank();
     for (int peer = 0; peer < comm.size(); ++peer) {
       if (peer == comm.rank()) continue;
       requests.push_back(comm.irecv(peer, 3, &in[static_cast<std::size_t>(peer)], sizeof(int)));
@@ -288,23 +288,12 @@ TEST(SimBackend, TooManyTransfersInFlightFailTheRunNotTheProcess) {
     }
     comm.wait_all(requests);
     for (int peer = 0; peer < comm.size(); ++peer) {
-      if (peer != comm.rank()) RAGGED_CHECK(in[static_cast<std::size_t>(peer)] == peer);
+      if (peer != comm.rank())
+        sums[static_cast<std::size_t>(comm.rank())] += in[static_cast<std::size_t>(peer)] - 1000 - peer;
     }
-  };
-  config.max_transfers = 12;
-  try {
-    sim::run(config, all_to_all);
-    FAIL() << "expected the run to fail";
-  } catch (const Error& e) {
-    const std::string what = e.what();
-    EXPECT_NE(what.find("would be transfer 13 in flight at once, more than the 12 this run allows"), std::string::npos)
-        << what;
-    EXPECT_NE(what.find("vm.max_map_count"), std::string::npos) << what;
-  }
-  config.max_transfers = 56;  // exactly enough
-  sim::run(config, all_to_all);
-  config.max_transfers.reset();
-  sim::run(config, all_to_all);
+    sums[static_cast<std::size_t>(comm.rank())] += in[static_cast<std::size_t>(comm.rank())] == -1 ? 0 : 1;
+  });
+  for (int r = 0; r < procs; ++r) EXPECT_EQ(sums[static_cast<std::size_t>(r)], 0) << "rank " << r;
 }
 
 TEST(SimBackend, TheFirstExceptionOfARankIsRethrown) {

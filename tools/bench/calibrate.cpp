@@ -63,6 +63,7 @@ namespace ragged::bench {
 namespace {
 
 constexpr int tag_ping = 30030;
+constexpr int tag_release = 30031;
 
 struct CalibrateOptions {
   std::vector<std::uint64_t> sizes;
@@ -257,6 +258,14 @@ Report run_calibrate(const CalibrateOptions& o, const BackendOptions& b) {
       const double first = round_trip(comm, j, buffer, 0);
       const double second = round_trip(comm, j, buffer, 0);
       if (second > 0) connect = std::max(connect, (first - second) / second);
+    }
+    // Rank 0 releases the ranks it measured (over connections that exist by now) before any of
+    // them talks to another: a barrier's messages would arrive beside rank 0's first message to
+    // the ranks still to measure and lengthen its round trip by their receive gap.
+    if (comm.rank() == 0) {
+      for (int j = 1; j < p; ++j) comm.send(j, tag_release, nullptr, 0);
+    } else {
+      comm.recv(0, tag_release, nullptr, 0);
     }
     barrier(comm);
     const Profile near = profile(comm, 1, sizes, buffer, o.iterations);
