@@ -4,6 +4,8 @@
 // must be consistent before every simcall (a simcall lets other actors run).
 #pragma once
 
+#include <simgrid/forward.h>  // simgrid::kernel::timer::Timer
+
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -12,7 +14,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <simgrid/kernel/Timer.hpp>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <utility>
