@@ -96,7 +96,7 @@ int run() {
             mpitest::count_step(tally, std::string("allreduce hierarchical_arrival") + (late ? " late" : "") + how,
                                 got == want);
           }
-          for (const std::string name : {"hierarchical", "lanes"}) {  // allgather
+          for (const std::string name : {"hierarchical", "lanes", "leader_pipeline"}) {  // allgather
             Bytes got(n * count * es);
             Bytes want(got.size());
             if (inplace)

@@ -1,5 +1,5 @@
 // The hierarchical (node-aware) collectives on the sim backend: allreduce, allgather, bcast,
-// reduce and alltoall "hierarchical" and allgather "lanes", forced, over node layouts passed as a
+// reduce and alltoall "hierarchical" and allgather "lanes" and "leader_pipeline", forced, over node layouts passed as a
 // NodeLayout hint on the plain platform: one rank per node, one node, 2 to 4 consecutive ranks per node (the last node
 // smaller when that does not divide P), ranks dealt round-robin to 3 nodes (no node's ranks consecutive), and the
 // uneven 3+5+2 and 1+4+2+3. P from 1 to 20, counts 0, 1, odd and large, every root, in place where MPI allows. Data
@@ -163,7 +163,7 @@ TEST_P(Hierarchical, NonCommutativeAllreduceAndReduceFallBackInRankOrder) {
 TEST_P(Hierarchical, AllgatherPutsEveryBlockInPlaceOnEveryLayout) {
   const int procs = GetParam();
   const auto p = static_cast<std::size_t>(procs);
-  for (const std::string name : {"hierarchical", "lanes"}) {
+  for (const std::string name : {"hierarchical", "lanes", "leader_pipeline"}) {
     const AllgatherFn fn = Registry::instance().allgather(name);
     for (const Layout& l : layouts_for(procs)) {
       test::simulate(procs, [&](Comm& comm) {

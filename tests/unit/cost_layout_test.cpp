@@ -70,11 +70,11 @@ const std::vector<Old>& old_models() {
 /// collectives' arrival-aware ones (bcast and reduce sorted_chain, scatter sln, gather and scatter sbn), and the
 /// sorted gathers' (sls, bsls), which since weigh what the root does before the latest rank arrives, and
 /// the prefix reductions' (scan, exscan), reduce_scatter_block's, allgatherv's, reduce_scatter's and
-/// alltoallw's and the spreading allgather's, which came after.
+/// alltoallw's and the spreading and leader_pipeline allgathers', which came after.
 bool new_model(Collective c, const std::string& name) {
   return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0 ||
          (c == Collective::allgather && name == "lanes") || (c == Collective::allgather && name == "early_late") ||
-         (c == Collective::allgather && name == "spreading") || name == "sorted_chain" ||
+         (c == Collective::allgather && (name == "spreading" || name == "leader_pipeline")) || name == "sorted_chain" ||
          (c == Collective::reduce && name == "pipelined_chain") || (c == Collective::scatter && name == "sln") ||
          name == "sbn" || (c == Collective::gather && (name == "sls" || name == "bsls")) || c == Collective::scan ||
          c == Collective::exscan || c == Collective::reduce_scatter_block || c == Collective::allgatherv ||

@@ -98,6 +98,20 @@ inline double allgather_lanes(const CostInput& x) {
   const double between = q > 1 ? std::min(allgather_ring(lanes), allgather_bruck(lanes)) : allgather_selected(lanes);
   return between + allgather_selected(intra_node(x, lanes.procs * x.bytes));
 }
+/// allgather leader_pipeline (m = one rank's block, s = 8 KiB pieces): an allgather of q blocks in
+/// the node, the leaders' ring of k - 1 steps of q m bytes, and the chain's (k - 1) q m bytes
+/// through each rank's link inside the node after its fill of q - 1 pieces. The ring's and the
+/// chain's times are added: the leader's link carries both, and the node's memory bandwidth, which
+/// both share, is not in the models.
+inline double allgather_leader_pipeline(const CostInput& x) {
+  const double q = std::max(1, x.per_node);
+  const double k = x.nodes > 0 ? x.nodes : x.procs;
+  const CostInput in = intra_node(x, x.bytes);
+  const double chunk = q * x.bytes;
+  const double piece = std::min(chunk, 8.0 * 1024);
+  return allgather_selected(in) + (k - 1) * (x.alpha + chunk * x.beta) + (k - 1) * chunk * in.beta +
+         (q - 1) * (in.alpha + piece * in.beta);
+}
 /// alltoall hierarchical (m = one block): gather of p m bytes per rank to the leader, k - 1
 /// messages of q q m bytes between leaders, scatter of p m bytes per rank; plus the leader's two
 /// local copies of its q p m bytes (at beta_intra).
