@@ -92,10 +92,15 @@ struct NetworkModel {
   /// gamma (seconds per byte reduced) is this over the element's size (CallInfo::element_bytes);
   /// 0: unknown, the models keep their default gamma.
   double reduce_element = 0;
+  /// Bytes per second of a node's memory, which every transfer its ranks receive goes through,
+  /// all of them sharing it (0: unknown, and the cost models leave it out). The sim backend reads
+  /// it from the platform: the link that two disjoint pairs of a node's ranks both cross (a node
+  /// zone's backbone).
+  double node_bandwidth = 0;
 
   /// Parses RAGGED_NETWORK's form, comma-separated fields, each optional:
-  /// `intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS`
-  /// (seconds, seconds per byte, 0 < FACTOR <= 1, bytes, seconds per element reduced), e.g.
+  /// `intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S`
+  /// (seconds, seconds per byte, 0 < FACTOR <= 1, bytes, seconds per element reduced, bytes per second), e.g.
   /// "intra=150e-6:9.3e-10,exchange=0.71:65536". `gap=` (0 too) sets gap_known.
   /// Throws InvalidArgument(argument) naming the field at fault.
   static NetworkModel parse(std::string_view text, const char* argument = "RAGGED_NETWORK");

@@ -160,6 +160,7 @@ std::shared_ptr<const NetworkModel> network_of(const Comm& comm, const Hints& hi
     with->gap_known = true;
   }
   if (given->reduce_element > 0) with->reduce_element = given->reduce_element;
+  if (given->node_bandwidth > 0) with->node_bandwidth = given->node_bandwidth;
   if (given->exchange_factor < 1) {
     with->exchange_factor = given->exchange_factor;
     with->eager_limit = given->eager_limit;

@@ -82,7 +82,7 @@ NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
 
     message += "' ";
     message += why;
-    message += " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS)";
+    message += " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S)";
     throw InvalidArgument(argument, message);
   };
   const auto number = [&](std::string_view field, std::string_view value) {
@@ -116,6 +116,8 @@ NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
       net.gap_known = true;
     } else if (key == "reduce") {
       net.reduce_element = number(key, value);
+    } else if (key == "node") {
+      net.node_bandwidth = number(key, value);
     } else if (key == "exchange") {
       net.exchange_factor = number(key, first);
       if (!(net.exchange_factor > 0 && net.exchange_factor <= 1)) fail(key, "needs a factor in (0, 1]");
@@ -125,7 +127,7 @@ NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
         net.eager_limit = static_cast<std::size_t>(limit);
       }
     } else {
-      fail(key, "is not one of intra, inter, gap, exchange, reduce");
+      fail(key, "is not one of intra, inter, gap, exchange, reduce, node");
     }
   }
   return net;

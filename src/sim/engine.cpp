@@ -267,6 +267,32 @@ LinkModel route_link(sg4::Host* a, sg4::Host* b) {
   return LinkModel{latency, bandwidth > 0 ? 1 / bandwidth : 0};
 }
 
+/// The bandwidth of the links that the routes between two disjoint pairs of a node's ranks both
+/// cross (a node zone's backbone: the node's memory, which all its ranks' transfers share), the
+/// slowest of them; 0 without four ranks on four hosts, or without such a link.
+double shared_node_bandwidth(const std::vector<int>& members, const std::vector<sg4::Host*>& rank_hosts) {
+  if (members.size() < 4) return 0;
+  sg4::Host* h[4];
+  for (std::size_t i = 0; i < 4; ++i) h[i] = rank_hosts[static_cast<std::size_t>(members[i])];
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) {
+      if (h[i] == h[j]) return 0;
+    }
+  }
+  std::vector<sg4::Link*> first;
+  std::vector<sg4::Link*> second;
+  double latency = 0;
+  h[0]->route_to(h[1], first, &latency);
+  h[2]->route_to(h[3], second, &latency);
+  double bandwidth = 0;
+  for (const sg4::Link* link : first) {
+    if (std::find(second.begin(), second.end(), link) == second.end()) continue;
+    const double bw = link->get_bandwidth();
+    if (bw > 0 && (bandwidth == 0 || bw < bandwidth)) bandwidth = bw;
+  }
+  return bandwidth;
+}
+
 /// The layout of ranks placed on `rank_hosts` (docs/backends/sim.md, "Layout"): ranks on one
 /// host share its node; with ragged/node = zone, so do ranks whose hosts are in one zone. The
 /// site of a node is the zone around it, kept only when there are two or more.
@@ -313,6 +339,7 @@ std::shared_ptr<const NetworkModel> platform_network(const NodeLayout& layout,
     if (members.size() >= 2) {
       net->intra = route_link(rank_hosts[static_cast<std::size_t>(members[0])],
                               rank_hosts[static_cast<std::size_t>(members[1])]);
+      net->node_bandwidth = shared_node_bandwidth(members, rank_hosts);
       break;
     }
   }

@@ -148,7 +148,7 @@ void network(const std::string& text) {
     const std::string_view what(e.what());
     const std::string head = "invalid argument 'RAGGED_NETWORK': '" + text + "': field '";
     const std::string_view tail =
-        " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS)";
+        " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S)";
     FUZZ_REQUIRE(what.substr(0, head.size()) == head, "RAGGED_NETWORK: a refusal names a field");
     FUZZ_REQUIRE(what.size() >= head.size() + tail.size() && what.substr(what.size() - tail.size()) == tail,
                  "RAGGED_NETWORK: a refusal says the form");
@@ -156,7 +156,7 @@ void network(const std::string& text) {
     bool named = false;
     for (const std::string_view why :
          {"has no '='", "needs ALPHA:BETA", "needs non-negative numbers", "needs a factor in (0, 1]",
-          "needs a whole number of bytes after ':'", "is not one of intra, inter, gap, exchange, reduce"}) {
+          "needs a whole number of bytes after ':'", "is not one of intra, inter, gap, exchange, reduce, node"}) {
       const std::size_t n = why.size() + 2;  // "' " + why
       named = named || (middle.size() > n && middle.substr(middle.size() - n) == "' " + std::string(why));
     }
@@ -164,7 +164,8 @@ void network(const std::string& text) {
     return;
   }
   for (const double v :
-       {got.intra.alpha, got.intra.beta, got.inter.alpha, got.inter.beta, got.gap, got.reduce_element}) {
+       {got.intra.alpha, got.intra.beta, got.inter.alpha, got.inter.beta, got.gap, got.reduce_element,
+        got.node_bandwidth}) {
     FUZZ_REQUIRE(std::isfinite(v) && v >= 0, "RAGGED_NETWORK: finite non-negative numbers");
   }
   FUZZ_REQUIRE(got.exchange_factor > 0 && got.exchange_factor <= 1, "RAGGED_NETWORK: a factor in (0, 1]");
@@ -172,12 +173,13 @@ void network(const std::string& text) {
   const std::string again = "intra=" + printed(got.intra.alpha) + ":" + printed(got.intra.beta) +
                             ",inter=" + printed(got.inter.alpha) + ":" + printed(got.inter.beta) +
                             ",gap=" + printed(got.gap) + ",exchange=" + printed(got.exchange_factor) + ":" +
-                            std::to_string(got.eager_limit) + ",reduce=" + printed(got.reduce_element);
+                            std::to_string(got.eager_limit) + ",reduce=" + printed(got.reduce_element) +
+                            ",node=" + printed(got.node_bandwidth);
   const ragged::NetworkModel back = ragged::NetworkModel::parse(again);
   FUZZ_REQUIRE(back.intra.alpha == got.intra.alpha && back.intra.beta == got.intra.beta &&
                    back.inter.alpha == got.inter.alpha && back.inter.beta == got.inter.beta && back.gap == got.gap &&
                    back.exchange_factor == got.exchange_factor && back.eager_limit == got.eager_limit &&
-                   back.reduce_element == got.reduce_element,
+                   back.reduce_element == got.reduce_element && back.node_bandwidth == got.node_bandwidth,
                "RAGGED_NETWORK: written back, the same");
 }
 

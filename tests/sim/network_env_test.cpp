@@ -43,11 +43,13 @@ TEST(NetworkEnv, ReplacesThePlatformsFieldsItGivesAndKeepsTheOthers) {
       RAGGED_CHECK(net->gap_known && net->gap == 0);  // the simulator's own: galileo declares none
       // A reduction charges a flop an element at the host's speed (galileo: 36.8 Gflop/s).
       RAGGED_CHECK(std::abs(net->reduce_element * 36.8e9 - 1) < 1e-12);
+      // The node's memory: the 40 GB/s backbone two disjoint pairs of a node's ranks both cross.
+      RAGGED_CHECK(net->node_bandwidth == 40e9);
       if (comm.rank() == 0) own = *net;
     });
   }
   {
-    const ScopedEnv set("RAGGED_NETWORK", "intra=1e-6:1e-9,exchange=0.5:1000,reduce=3e-9");
+    const ScopedEnv set("RAGGED_NETWORK", "intra=1e-6:1e-9,exchange=0.5:1000,reduce=3e-9,node=5e9");
     sim::run(galileo(), [&](Comm& comm) {
       const std::shared_ptr<const NetworkModel> with = network_of(comm, Hints{});
       RAGGED_CHECK(with != nullptr);
@@ -56,6 +58,7 @@ TEST(NetworkEnv, ReplacesThePlatformsFieldsItGivesAndKeepsTheOthers) {
       RAGGED_CHECK(with->gap == own.gap);
       RAGGED_CHECK(with->exchange_factor == 0.5 && with->eager_limit == 1000);
       RAGGED_CHECK(with->reduce_element == 3e-9);
+      RAGGED_CHECK(with->node_bandwidth == 5e9);
       // a hint still wins over both
       Hints hints;
       auto hint = std::make_shared<NetworkModel>();

@@ -121,8 +121,9 @@ TEST(NodeLayout, CheckNamesTheArgument) {
 
 // RAGGED_NETWORK's form (NetworkModel::parse): every field, any subset, and errors naming the field.
 TEST(NetworkModelParse, EveryFieldAndAnySubset) {
-  const NetworkModel all =
-      NetworkModel::parse("intra=150e-6:9.26e-10,inter=1.625e-4:8.2e-8,gap=6.9e-6,exchange=0.71:65536,reduce=2.5e-10");
+  const NetworkModel all = NetworkModel::parse(
+      "intra=150e-6:9.26e-10,inter=1.625e-4:8.2e-8,gap=6.9e-6,exchange=0.71:65536,reduce=2.5e-10,"
+      "node=2e10");
   EXPECT_DOUBLE_EQ(all.intra.alpha, 150e-6);
   EXPECT_DOUBLE_EQ(all.intra.beta, 9.26e-10);
   EXPECT_DOUBLE_EQ(all.inter.alpha, 1.625e-4);
@@ -132,6 +133,7 @@ TEST(NetworkModelParse, EveryFieldAndAnySubset) {
   EXPECT_DOUBLE_EQ(all.exchange_factor, 0.71);
   EXPECT_EQ(all.eager_limit, 65536U);
   EXPECT_DOUBLE_EQ(all.reduce_element, 2.5e-10);
+  EXPECT_DOUBLE_EQ(all.node_bandwidth, 2e10);
   const NetworkModel some = NetworkModel::parse("exchange=0.5");
   EXPECT_FALSE(some.intra.known());
   EXPECT_FALSE(some.inter.known());
@@ -141,6 +143,7 @@ TEST(NetworkModelParse, EveryFieldAndAnySubset) {
   EXPECT_DOUBLE_EQ(some.exchange_factor, 0.5);
   EXPECT_EQ(some.eager_limit, 0U);
   EXPECT_EQ(some.reduce_element, 0.0);
+  EXPECT_EQ(some.node_bandwidth, 0.0);
   const NetworkModel none = NetworkModel::parse("");
   EXPECT_EQ(none.exchange_factor, 1.0);
   EXPECT_FALSE(none.intra.known());

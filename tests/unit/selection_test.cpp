@@ -704,5 +704,52 @@ TEST(Selection, AKnownGapLetsTheMessagesPostedAtOnceShareTheirLatency) {
   EXPECT_GE(plans::cost::bcast_linear(x), x.alpha + 46 * x.gap);
 }
 
+// The node's memory (NetworkModel::node_bandwidth): on infiniband-qdr-560's links and layout (35
+// nodes of 16 ranks, 3.2 GB/s each way on every link, a 20 GB/s node backbone), 1Ki floats a rank,
+// the 16 ranks of a node take in 2.2 MiB each through the backbone, 1.8 ms that nex's 280 steps
+// cannot overlap with their latencies and leader_pipeline's chain does: `auto` then runs
+// leader_pipeline (2.113 ms there against nex's 2.170, docs/algorithms/allgather-leader-pipeline.md);
+// without it, nex. With 4 nodes (P = 64) and 1 MiB, nex stays (0.908 ms; leader_pipeline 1.101).
+TEST(Selection, TheNodesMemoryLetsAnOverlappingAllgatherWinOnDeepNodes) {
+  auto net = std::make_shared<NetworkModel>();
+  net->intra = LinkModel{0.5e-6, 1 / 3.2e9};
+  net->inter = LinkModel{1.7e-6, 1 / 3.2e9};
+  net->gap = 0.5e-6;
+  net->gap_known = true;
+  auto memory = std::make_shared<NetworkModel>(*net);
+  memory->node_bandwidth = 20e9;
+  const auto pick = [&](int procs, std::size_t bytes, std::shared_ptr<const NetworkModel> network) {
+    CallInfo call = call_of(Collective::allgather, procs, bytes);
+    call.layout = std::make_shared<const NodeLayout>(NodeLayout::parse(std::to_string(procs / 16) + "x16", procs));
+    call.network = std::move(network);
+    return ragged::select(call, "auto").algorithm->name;
+  };
+  EXPECT_EQ(pick(560, 4096, memory), "leader_pipeline");
+  EXPECT_EQ(pick(560, 4096, net), "nex");
+  EXPECT_EQ(pick(64, 16384, memory), "nex");
+  // The memory term only ever adds time, and none on one rank a node.
+  CostInput x;
+  x.procs = 560;
+  x.bytes = 4096;
+  x.alpha = 1.7e-6;
+  x.beta = 1 / 3.2e9;
+  x.alpha_intra = 0.5e-6;
+  x.beta_intra = 1 / 3.2e9;
+  x.nodes = 35;
+  x.per_node = 16;
+  CostInput with = x;
+  with.beta_node = 1 / 20e9;
+  for (const char* name : {"ring", "nex", "bruck", "lnbc", "spreading", "hierarchical", "lanes", "leader_pipeline"}) {
+    const Algorithm& a = Registry::instance().find(Collective::allgather, name);
+    EXPECT_GE(a.cost(with), a.cost(x)) << name;
+  }
+  EXPECT_GE(plans::cost::allgather_nex(with), 16 * 559 * 4096 / 20e9);  // every rank's 559 blocks
+  x.per_node = 1;
+  x.nodes = 560;
+  with = x;
+  with.beta_node = 1 / 20e9;
+  EXPECT_EQ(plans::cost::allgather_nex(with), plans::cost::allgather_nex(x));
+}
+
 }  // namespace test_selection_test
 }  // namespace ragged

@@ -14,9 +14,11 @@
 //            chain 0 -> 1 -> 2: B           3 -> 4 -> 5: C   6 -> 7 -> 8: A
 //
 // Cost (m = one block, k nodes, q = ranks on the largest node, s = 8 KiB pieces):
-// AG_q(m) + (k-1)(alpha + q m beta) + (k-1) q m beta_i + (q-1)(alpha_i + s beta_i), the ring's
-// and the chain's times added, not overlapped: the leader's own link carries both, and both
-// take the node's memory bandwidth, which the models do not know (plans::cost::allgather_leader_pipeline).
+// AG_q(m) + (alpha + q m beta) + max((k-2)(alpha + q m beta), 2 (k-1) q m beta_i,
+// q (k-1) q m beta_node) + (q-1)(alpha_i + s beta_i): the node's allgather, the first chunk, then
+// the slowest of what overlaps (the ring, the leader's link, which carries the ring's and the
+// chain's bytes, and the node's memory, through which every rank takes in (k-1) q m bytes), and
+// the chain's fill (plans::cost::allgather_leader_pipeline).
 // It moves every block across the nodes once and into every rank once; no rank receives more
 // than its p m bytes.
 //

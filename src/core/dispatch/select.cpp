@@ -90,6 +90,7 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
     }
     x.gap = net->gap;
     x.gap_known = net->gap_known;
+    if (net->node_bandwidth > 0) x.beta_node = 1 / net->node_bandwidth;
     // The time the backend takes to reduce an element (the sim backend: a flop at the host's speed).
     if (net->reduce_element > 0) {
       x.gamma = net->reduce_element / static_cast<double>(call.element_bytes > 0 ? call.element_bytes : 4);

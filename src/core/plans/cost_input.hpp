@@ -27,7 +27,10 @@ struct CostInput {
   bool regular_layout = true;
   double alpha_intra = 0;  ///< seconds per message inside a node (0: as alpha)
   double beta_intra = 0;   ///< seconds per byte inside a node (0: as beta)
-  double gap = 0;          ///< seconds between two messages one rank starts or completes (LogGP g)
+  /// Seconds per byte of a node's memory, which every byte its ranks receive crosses, all of them
+  /// sharing it (1 / NetworkModel::node_bandwidth; 0: unknown, left out).
+  double beta_node = 0;
+  double gap = 0;  ///< seconds between two messages one rank starts or completes (LogGP g)
   /// NetworkModel::gap_known: messages a rank posts at once overlap their latencies, gap apart
   /// (also at gap 0); unknown, the flat models of the linear algorithms charge a latency each.
   bool gap_known = false;

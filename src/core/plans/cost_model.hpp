@@ -99,6 +99,18 @@ inline double layered_step(const CostInput& x, double s, int off, double slow = 
   if (off > 0) t = std::max(t, x.alpha + s * x.beta * off * slow);
   return std::max(t, x.gap);
 }
+/// The node's memory (CostInput::beta_node): the ranks of a node that each take in `bytes` share
+/// it, however the bytes travel: per_node bytes beta_node (0 when unknown or one rank a node).
+inline double node_memory(const CostInput& x, double bytes) {
+  return x.beta_node > 0 && per_node(x) > 1 ? per_node(x) * bytes * x.beta_node : 0;
+}
+/// An allgather step in which every rank takes in s bytes: the layered step, and no less than its
+/// latency plus the node's memory for the s bytes of each of its ranks.
+inline double memory_step(const CostInput& x, double s, int off, double slow = 1) {
+  const double t = layered_step(x, s, off, slow);
+  if (!(x.beta_node > 0)) return t;
+  return std::max(t, (off > 0 && !one_node(x) ? x.alpha : alpha_intra(x)) + node_memory(x, s));
+}
 /// How much longer the bytes of an exchange step take than a one-way message's: 1 /
 /// exchange_factor from the eager limit on, 1 below it or without a factor.
 inline double exchange_slow(const CostInput& x, double s) {
@@ -166,15 +178,17 @@ inline double pre_steps(const CostInput& x) {
 }
 
 // allgather (m = one rank's block)
+// On a layout whose node memory is known (beta_node), the step-by-step allgathers take each
+// step's bytes into all ranks of a node through it: memory_step().
 inline double allgather_ring(const CostInput& x) {
-  if (!flat(x)) return (x.procs - 1) * layered_ring_step(x, x.bytes);
+  if (!flat(x)) return (x.procs - 1) * memory_step(x, x.bytes, off_shift(x, 1));
   return (x.procs - 1) * tau(x);
 }
 inline double allgather_nex(const CostInput& x) {
   if (x.procs % 2 != 0) return allgather_ring(x);
   if (!flat(x)) {  // neighbours: one pair per node boundary crosses (off = 1), two blocks a step
-    return layered_step(x, x.bytes, off_shift(x, 1), exchange_slow(x, x.bytes)) +
-           (x.procs / 2.0 - 1) * layered_step(x, 2 * x.bytes, off_shift(x, 1), exchange_slow(x, 2 * x.bytes));
+    return memory_step(x, x.bytes, off_shift(x, 1), exchange_slow(x, x.bytes)) +
+           (x.procs / 2.0 - 1) * memory_step(x, 2 * x.bytes, off_shift(x, 1), exchange_slow(x, 2 * x.bytes));
   }
   return x.procs / 2.0 * x.alpha + (x.procs - 1) * x.bytes * x.beta;
 }
@@ -183,7 +197,7 @@ inline double allgather_bruck(const CostInput& x) {
     double t = 0;
     for (int d = 1; d < x.procs; d *= 2) {
       const double s = std::min(d, x.procs - d) * x.bytes;
-      t += layered_step(x, s, off_shift(x, d), 2 * d == x.procs ? exchange_slow(x, s) : 1);
+      t += memory_step(x, s, off_shift(x, d), 2 * d == x.procs ? exchange_slow(x, s) : 1);
     }
     return t;
   }
@@ -195,8 +209,7 @@ inline double allgather_recursive_doubling(const CostInput& x) {
   if ((x.procs & (x.procs - 1)) != 0) return std::numeric_limits<double>::infinity();
   if (!flat(x)) {  // step d = 2^j exchanges d blocks with rank xor d
     double t = 0;
-    for (int d = 1; d < x.procs; d *= 2)
-      t += layered_step(x, d * x.bytes, off_xor(x, d), exchange_slow(x, d * x.bytes));
+    for (int d = 1; d < x.procs; d *= 2) t += memory_step(x, d * x.bytes, off_xor(x, d), exchange_slow(x, d * x.bytes));
     return t;
   }
   return allgather_bruck(x);
@@ -460,7 +473,8 @@ inline double allgather_lnbc(const CostInput& x) {
   tail.source_fills = true;
   const double chain = gather + streamed_after_fill(bcast_pipelined_chain(vector), bcast_pipelined_chain(tail), gather);
   const double trees = gather + streamed_after_fill(bcast_double_tree(vector), bcast_double_tree(tail), gather);
-  return std::min({after_gather, chain, trees});
+  // Every rank takes in the p m bytes through its node's memory after the gather.
+  return std::max(std::min({after_gather, chain, trees}), gather + node_memory(x, (x.procs - 1) * x.bytes));
 }
 /// BSLB with the agents streaming the broadcast (allgather_bslb.cpp): the gather of P - 1 blocks,
 /// (P-1)(3 alpha + n beta), the stream beside it, less the omega the background absorbs; then the
@@ -537,49 +551,11 @@ inline double irregular_linear(const CostInput& x) { return (x.procs - 1) * x.al
 /// P-1 steps, each waiting for its pair: a latency and a message gap per step.
 inline double irregular_pairwise(const CostInput& x) { return (x.procs - 1) * (x.alpha + x.gap); }
 
-// alltoall (m = one block)
-/// Every block at once: a rank's p - 1 messages (at least a gap each), its own link carrying
-/// them, and its node's link carrying the k (p - k) blocks that leave the node.
-inline double alltoall_linear(const CostInput& x) {
-  if (!flat(x)) {
-    const int k = one_node(x) ? x.procs : std::min(per_node(x), x.procs);
-    const double own = alpha_intra(x) + (x.procs - 1) * x.bytes * beta_intra(x);
-    const double card = one_node(x) ? 0 : x.alpha + static_cast<double>(k) * (x.procs - k) * x.bytes * x.beta;
-    return std::max({own, card, (x.procs - 1) * x.gap});
-  }
-  return x.alpha + (x.procs - 1) * x.bytes * x.beta;
-}
-/// allgather "spreading" (m = one rank's block): every rank sends its block to the p - 1 others
-/// at once, the traffic of the linear alltoall of m-byte blocks, where the network's gap is known
-/// (the simulator's). Unknown (an MPI library's network, on any layout), a latency a message: the
-/// ring's time, which it then never beats (the ring is listed first). Its one latency would
-/// otherwise win every small call on one node, imbalanced ones too, on a latency the arrival
-/// agent measured under load (mpi.pmpi's late-rank programs at np 3 and 4, under both MPIs).
-inline double allgather_spreading(const CostInput& x) {
-  if (x.gap_known) return alltoall_linear(x);
-  return (x.procs - 1) * tau(x);
-}
-inline double alltoall_pairwise(const CostInput& x) {
-  if (!flat(x)) {  // step d: a block to rank + d
-    double t = 0;
-    for (int d = 1; d < x.procs; ++d) t += layered_step(x, x.bytes, off_shift(x, d));
-    return t;
-  }
-  return (x.procs - 1) * tau(x);
-}
-inline double alltoall_bruck(const CostInput& x) {
-  if (!flat(x)) {  // step d = 2^j: about p / 2 blocks to rank + d
-    double t = 0;
-    for (int d = 1; d < x.procs; d *= 2) t += layered_step(x, x.procs / 2.0 * x.bytes, off_shift(x, d));
-    return t;
-  }
-  return log2_ceil(x.procs) * x.alpha + x.procs / 2.0 * log2_ceil(x.procs) * x.bytes * x.beta;
-}
-
 }  // namespace ragged::plans::cost
 
 // The node-aware models, built on the ones above.
 #include "plans/cost_model_allgatherv.hpp"  // IWYU pragma: export
+#include "plans/cost_model_alltoall.hpp"    // IWYU pragma: export
 #include "plans/cost_model_chains.hpp"      // IWYU pragma: export
 #include "plans/cost_model_node_aware.hpp"  // IWYU pragma: export
 #include "plans/cost_model_reductions.hpp"  // IWYU pragma: export

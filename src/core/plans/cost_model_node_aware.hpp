@@ -82,8 +82,10 @@ inline double reduce_hierarchical(const CostInput& x) {
 inline double allgather_hierarchical(const CostInput& x) {
   const double q = std::max(1, x.per_node);
   const double k = x.nodes > 0 ? x.nodes : x.procs;
-  return gather_selected(intra_node(x, x.bytes)) + allgather_selected(inter_node(x, q * x.bytes)) +
-         bcast_selected(intra_node(x, k * q * x.bytes));
+  const CostInput in = intra_node(x, k * q * x.bytes);
+  // The bcast's q - 1 receivers take in the p m bytes through the node's memory.
+  const double bcast = std::max(bcast_selected(in), in.alpha + node_memory(x, (q - 1) / q * k * q * x.bytes));
+  return gather_selected(intra_node(x, x.bytes)) + allgather_selected(inter_node(x, q * x.bytes)) + bcast;
 }
 /// allgather lanes (m = one rank's block): an allgather among k nodes on each of the q lanes at
 /// once, the q lanes' messages sharing each node's link (every rank off-node at every step), then
@@ -96,21 +98,25 @@ inline double allgather_lanes(const CostInput& x) {
   lanes.per_node = q;
   lanes.regular_layout = false;  // a lane's partners are all on other nodes
   const double between = q > 1 ? std::min(allgather_ring(lanes), allgather_bruck(lanes)) : allgather_selected(lanes);
-  return between + allgather_selected(intra_node(x, lanes.procs * x.bytes));
+  const CostInput in = intra_node(x, lanes.procs * x.bytes);
+  // Inside the node every rank takes in the other lanes' k m bytes through the node's memory.
+  return between + std::max(allgather_selected(in), in.alpha + node_memory(x, (q - 1) * lanes.procs * x.bytes));
 }
-/// allgather leader_pipeline (m = one rank's block, s = 8 KiB pieces): an allgather of q blocks in
-/// the node, the leaders' ring of k - 1 steps of q m bytes, and the chain's (k - 1) q m bytes
-/// through each rank's link inside the node after its fill of q - 1 pieces. The ring's and the
-/// chain's times are added: the leader's link carries both, and the node's memory bandwidth, which
-/// both share, is not in the models.
+/// allgather leader_pipeline (m = one rank's block, s = 8 KiB pieces): the allgather of q blocks in
+/// the node; the first chunk of q m bytes to the leader; then the slowest of the ring's other
+/// k - 2 steps, the leader's link (it sends the ring's and the chain's (k - 1) q m bytes each) and
+/// the node's memory (every rank takes in (k - 1) q m bytes), which overlap; and the chain's fill
+/// of q - 1 pieces.
 inline double allgather_leader_pipeline(const CostInput& x) {
   const double q = std::max(1, x.per_node);
   const double k = x.nodes > 0 ? x.nodes : x.procs;
   const CostInput in = intra_node(x, x.bytes);
   const double chunk = q * x.bytes;
   const double piece = std::min(chunk, 8.0 * 1024);
-  return allgather_selected(in) + (k - 1) * (x.alpha + chunk * x.beta) + (k - 1) * chunk * in.beta +
-         (q - 1) * (in.alpha + piece * in.beta);
+  const double node = std::max(allgather_selected(in), in.alpha + node_memory(x, (q - 1) * x.bytes));
+  const double step = x.alpha + chunk * x.beta;
+  const double flow = std::max({(k - 2) * step, 2 * (k - 1) * chunk * in.beta, node_memory(x, (k - 1) * chunk)});
+  return node + step + flow + (q - 1) * (in.alpha + piece * in.beta);
 }
 /// alltoall hierarchical (m = one block): gather of p m bytes per rank to the leader, k - 1
 /// messages of q q m bytes between leaders, scatter of p m bytes per rank; plus the leader's two
