@@ -82,7 +82,9 @@ NetworkModel NetworkModel::parse(std::string_view text, const char* argument) {
 
     message += "' ";
     message += why;
-    message += " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S)";
+    message +=
+        " (expected "
+        "intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S)";
     throw InvalidArgument(argument, message);
   };
   const auto number = [&](std::string_view field, std::string_view value) {

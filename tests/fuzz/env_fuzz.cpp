@@ -148,7 +148,8 @@ void network(const std::string& text) {
     const std::string_view what(e.what());
     const std::string head = "invalid argument 'RAGGED_NETWORK': '" + text + "': field '";
     const std::string_view tail =
-        " (expected intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S)";
+        " (expected "
+        "intra=ALPHA:BETA,inter=ALPHA:BETA,gap=SECONDS,exchange=FACTOR[:EAGER_LIMIT],reduce=SECONDS,node=BYTES_PER_S)";
     FUZZ_REQUIRE(what.substr(0, head.size()) == head, "RAGGED_NETWORK: a refusal names a field");
     FUZZ_REQUIRE(what.size() >= head.size() + tail.size() && what.substr(what.size() - tail.size()) == tail,
                  "RAGGED_NETWORK: a refusal says the form");
@@ -163,9 +164,8 @@ void network(const std::string& text) {
     FUZZ_REQUIRE(named, "RAGGED_NETWORK: the field named is not empty, the reason one of the parser's");
     return;
   }
-  for (const double v :
-       {got.intra.alpha, got.intra.beta, got.inter.alpha, got.inter.beta, got.gap, got.reduce_element,
-        got.node_bandwidth}) {
+  for (const double v : {got.intra.alpha, got.intra.beta, got.inter.alpha, got.inter.beta, got.gap, got.reduce_element,
+                         got.node_bandwidth}) {
     FUZZ_REQUIRE(std::isfinite(v) && v >= 0, "RAGGED_NETWORK: finite non-negative numbers");
   }
   FUZZ_REQUIRE(got.exchange_factor > 0 && got.exchange_factor <= 1, "RAGGED_NETWORK: a factor in (0, 1]");
