@@ -30,7 +30,6 @@
 // out; one piece size (8 KiB, the best of 2 to 64 KiB at P = 560 on infiniband-qdr-560) everywhere.
 // Memory: none when every node's ranks are consecutive; p m bytes otherwise (node-major order,
 // internal::hierarchy_workspace), unpacked at the end.
-#include <cstring>
 #include <vector>
 
 #include "algorithms/list.hpp"
@@ -42,7 +41,7 @@
 namespace ragged {
 
 namespace {
-constexpr std::size_t piece_bytes = 8 * 1024;
+using plans::leader_pipeline::piece_bytes;
 }  // namespace
 
 void allgather_leader_pipeline(Context& ctx, const void* /*sendbuf*/, void* recvbuf, std::size_t count, DataType type) {

@@ -15,6 +15,7 @@
 
 #include "plans/cost_input.hpp"
 #include "plans/cost_model.hpp"
+#include "plans/leader_pipeline_plan.hpp"
 
 namespace ragged::plans::cost {
 
@@ -112,7 +113,7 @@ inline double allgather_leader_pipeline(const CostInput& x) {
   const double k = x.nodes > 0 ? x.nodes : x.procs;
   const CostInput in = intra_node(x, x.bytes);
   const double chunk = q * x.bytes;
-  const double piece = std::min(chunk, 8.0 * 1024);
+  const double piece = std::min(chunk, static_cast<double>(leader_pipeline::piece_bytes));
   const double node = std::max(allgather_selected(in), in.alpha + node_memory(x, (q - 1) * x.bytes));
   const double step = x.alpha + chunk * x.beta;
   const double flow = std::max({(k - 2) * step, 2 * (k - 1) * chunk * in.beta, node_memory(x, (k - 1) * chunk)});
