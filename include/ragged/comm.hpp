@@ -103,6 +103,8 @@ class Comm {
   virtual std::size_t wait_any(std::span<Request> requests, Timeout timeout = {});
   /// Creates a window of `bytes` bytes with `notifications` slots on every rank (collective).
   virtual std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) = 0;
+  /// Whether create_window() can give a window (false for a composing algorithm's SubComm).
+  [[nodiscard]] virtual bool has_windows() const { return true; }
   /// The largest message the backend sends (npos: no limit; the mpi backend: INT_MAX bytes).
   /// Selection gives a call that moves more in all to the backend's "native" algorithm.
   [[nodiscard]] virtual std::size_t max_message_bytes() const { return npos; }

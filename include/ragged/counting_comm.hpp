@@ -34,6 +34,7 @@ class CountingComm final : public Comm {
   Request irecv(int source, int tag, void* data, std::size_t capacity) override;
   std::size_t wait_any(std::span<Request> requests, Timeout timeout = {}) override;
   std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override;
+  [[nodiscard]] bool has_windows() const override { return inner_.has_windows(); }
 
   /// Sends this rank started to another cluster since construction or the last reset().
   [[nodiscard]] Counts backbone() const { return backbone_; }

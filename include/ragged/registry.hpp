@@ -73,6 +73,9 @@ struct Restrictions {
   /// Node-aware (hierarchical): needs a layout (CallInfo::layout) of two or more nodes, one of
   /// them with two or more ranks.
   bool needs_hierarchy = false;
+  /// Needs a window (Comm::create_window): not on a sub-communicator of a composing algorithm's
+  /// part (CallInfo::windows), whose windows would be collective over the parent's ranks.
+  bool needs_window = false;
   /// Not a restriction but a property (bcast): at the root it reads its buffer front to back
   /// while it sends, so a composing algorithm may still be filling it (internal::SourceProgress).
   bool streams_source = false;
@@ -82,7 +85,7 @@ struct Restrictions {
   bool reads_sendbuf = false;
   std::string backend;  ///< empty: any backend; otherwise only this one ("mpi")
   /// What runs instead when commutative_only, needs_two_clusters, needs_clusters, even_procs,
-  /// power_of_two or needs_hierarchy fails (same collective).
+  /// power_of_two, needs_hierarchy or needs_window fails (same collective).
   std::string fallback;
   /// Arrival-aware algorithms: the regular algorithm of the same collective that dispatch runs in
   /// their place when the call's arrivals turn out balanced ("auto": the best regular one by the

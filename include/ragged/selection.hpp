@@ -43,6 +43,7 @@ struct CallInfo {
   std::size_t element_bytes = 0;
   const Hints* hints = nullptr;
   std::string backend;  ///< the Comm's ("sim", "mpi")
+  bool windows = true;  ///< the Comm can create windows (Comm::has_windows(); a SubComm cannot)
   /// A part of another algorithm (dispatch_bcast() in src/core/dispatch/compose.hpp): every rank
   /// is already inside the enclosing call, so `auto` chooses among the regular algorithms and
   /// takes only the link model from an arrival snapshot among the hints.

@@ -176,6 +176,7 @@ class ClusterOrderComm final : public Comm {
   std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override {
     return std::make_unique<RenumberedWindow>(inner_.create_window(bytes, notifications), order_);
   }
+  [[nodiscard]] bool has_windows() const override { return inner_.has_windows(); }
 
  private:
   class RenumberedWindow final : public Window {

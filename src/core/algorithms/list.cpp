@@ -31,6 +31,11 @@ Restrictions restrictions_of(std::string_view kind, const char* fallback, const 
     r.needs_arrival = true;
     r.needs_hierarchy = true;
   }
+  if (kind == "window") r.needs_window = true;
+  if (kind == "commutative_window") {  // both: a window and a commutative operator (onesided_ring)
+    r.commutative_only = true;
+    r.needs_window = true;
+  }
   if (kind == "commutative_arrival") {  // both: arrival-aware and a commutative operator
     r.commutative_only = true;
     r.needs_arrival = true;

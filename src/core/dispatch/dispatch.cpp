@@ -68,6 +68,7 @@ const Algorithm& choose(Comm& comm, Collective collective, std::size_t bytes, bo
   call.element_bytes = element;
   call.hints = &hints;
   call.backend = comm.backend();
+  call.windows = comm.has_windows();
   call.max_message_bytes = comm.max_message_bytes();
   call.sub_call = sub_call;
   call.source_fills = source_fills;
@@ -181,6 +182,7 @@ const Algorithm& balanced_choice(const Context& ctx, Collective collective, std:
   call.element_bytes = element;
   call.hints = &ctx.hints();
   call.backend = ctx.comm().backend();
+  call.windows = ctx.comm().has_windows();
   call.max_message_bytes = ctx.comm().max_message_bytes();
   call.layout = ctx.layout();
   call.network = network_of(ctx.comm(), ctx.hints());

@@ -139,6 +139,7 @@ std::string failed_restriction(const Algorithm& a, const CallInfo& call) {
       (call.layout == nullptr || call.layout->nodes() < 2 || call.layout->max_per_node() < 2)) {
     return "needs a layout of two or more nodes, one with two or more ranks";
   }
+  if (a.restrictions.needs_window && !call.windows) return "needs a window, which a sub-communicator has not";
   if (a.restrictions.even_procs && call.procs % 2 != 0) return "needs an even number of processes";
   if (a.restrictions.power_of_two && (call.procs & (call.procs - 1)) != 0) {
     return "needs a power-of-two number of processes";

@@ -35,6 +35,7 @@ class SubComm final : public Comm {
   std::size_t wait_any(std::span<Request> requests, Timeout timeout = {}) override;
   /// Throws UnsupportedError: a window is collective over the parent's ranks.
   std::unique_ptr<Window> create_window(std::size_t bytes, int notifications) override;
+  [[nodiscard]] bool has_windows() const override { return false; }
   [[nodiscard]] std::size_t max_message_bytes() const override { return parent_.max_message_bytes(); }
   [[nodiscard]] std::shared_ptr<const NodeLayout> layout() const override { return layout_; }
   [[nodiscard]] std::shared_ptr<const NetworkModel> network() const override { return parent_.network(); }
