@@ -145,6 +145,32 @@ std::vector<double> bcast(std::span<const double> arrivals, int root, double byt
                           Link rank_link, Link card_link, Model model = Model::foreground);
 std::vector<double> alltoall(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
                              Link rank_link, Link card_link, Model model = Model::foreground);
+
+/// A bound on the mean of the ranks' elapsed times that also counts each node's memory
+/// (docs/bounds.md, "A node's memory"): every byte that enters a core of a node crosses the
+/// node's memory system, `node_beta` seconds a byte for all of its ranks together. Rank i must
+/// take in `demand_bytes[i]` bytes that exist only from `release[i]` on; a node's ranks, served
+/// one after the other from the earliest release among them, finish no earlier than the k
+/// smallest demands allow the k-th of them to finish. Matching those times, in order, to those
+/// ranks' own bounds (a_i + per_rank[i], sorted; a rank with no demand keeps its own) gives a
+/// sum of finishes no schedule beats; it returns that, less the arrivals, over P. A mean, not a bound per
+/// rank: which rank of a node finishes first is the schedule's choice. node_beta <= 0 (unknown)
+/// or no demand: mean(per_rank).
+double node_memory_mean(std::span<const double> arrivals, std::span<const double> per_rank,
+                        std::span<const int> node_of_rank, std::span<const double> demand_bytes,
+                        std::span<const double> release, double node_beta);
+/// node_memory_mean over the two-level bounds above, with each collective's demand: allreduce,
+/// the n bytes that depend on the latest rank L, from a_L, at every rank but L; bcast, the root's
+/// n bytes from a_root at every rank but the root; allgather, the P - 1 other blocks from the
+/// earliest arrival; alltoall, the P - 1 blocks sent to it, from the earliest arrival.
+double allreduce_mean(std::span<const double> arrivals, double bytes, std::span<const int> node_of_rank, Link rank_link,
+                      Link card_link, double node_beta, Model model = Model::foreground);
+double bcast_mean(std::span<const double> arrivals, int root, double bytes, std::span<const int> node_of_rank,
+                  Link rank_link, Link card_link, double node_beta, Model model = Model::foreground);
+double allgather_mean(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                      Link rank_link, Link card_link, double node_beta, Model model = Model::foreground);
+double alltoall_mean(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                     Link rank_link, Link card_link, double node_beta, Model model = Model::foreground);
 }  // namespace two_level
 
 }  // namespace ragged::bound

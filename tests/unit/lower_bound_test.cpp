@@ -264,6 +264,65 @@ TEST(TwoLevelBound, AllreduceWaitsForTheLatestRankOutsideTheNode) {
   EXPECT_DOUBLE_EQ(two[3], bound::allreduce(a, n, rank)[3]);
 }
 
+// A node's memory (bound::two_level::*_mean): with no node bandwidth it is the mean of the
+// two-level bounds; with one, never below that mean, for every collective on uneven nodes.
+TEST(NodeMemoryBound, NeverBelowTheTwoLevelMeanAndEqualWithoutANodeBandwidth) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> at(0.0, 0.005);
+  const bound::Link rank{1e-6, 1e-9};
+  const bound::Link card{2e-6, 3e-9};
+  const std::vector<int> node = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2};  // 3 + 5 + 2
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> a(node.size());
+    for (double& x : a) x = at(rng);
+    for (const double beta : {0.0, 0.5e-9, 4e-9}) {
+      const auto check = [&](double with_memory, const std::vector<double>& two) {
+        if (beta == 0) {
+          EXPECT_DOUBLE_EQ(with_memory, bound::mean(two)) << trial;
+        } else {
+          EXPECT_GE(with_memory, bound::mean(two) - 1e-15) << trial;
+        }
+      };
+      namespace two = bound::two_level;
+      check(two::allgather_mean(a, 4096, node, rank, card, beta), two::allgather(a, 4096, node, rank, card));
+      check(two::allreduce_mean(a, 4096, node, rank, card, beta), two::allreduce(a, 4096, node, rank, card));
+      check(two::bcast_mean(a, 4, 4096, node, rank, card, beta), two::bcast(a, 4, 4096, node, rank, card));
+      check(two::alltoall_mean(a, 4096, node, rank, card, beta), two::alltoall(a, 4096, node, rank, card));
+    }
+  }
+}
+
+// Worked by hand: one node of four ranks, rank 3 late by 1 ms, n bytes, a memory of beta_node a
+// byte much slower than the links. Ranks 0-2 each take in n bytes after 1 ms, one after the
+// other at best: finishes at 1 ms + n beta_node, + 2 n beta_node, + 3 n beta_node; rank 3 needs
+// nothing after it arrives but its own link's bound. The mean counts the elapsed times.
+TEST(NodeMemoryBound, AllreduceServesTheNodesRanksOneAfterTheOther) {
+  const bound::Link rank{1e-6, 1e-9};
+  const std::vector<double> a = {0, 0, 0, 1e-3};
+  const std::vector<int> node = {0, 0, 0, 0};
+  const double n = 1e5;
+  const double beta_node = 1e-8;  // 1 ms for n bytes
+  const std::vector<double> one = bound::allreduce(a, n, rank);
+  const double late_rank = one[3];
+  const double expected = ((1e-3 + 1e-3) + (1e-3 + 2e-3) + (1e-3 + 3e-3) + late_rank) / 4;
+  EXPECT_DOUBLE_EQ(bound::two_level::allreduce_mean(a, n, node, rank, rank, beta_node), expected);
+  // A rank without a demand (the late one) may finish first: its own bound is not pushed back.
+  EXPECT_LT(late_rank, 1e-3);
+}
+
+// The least matching: the k-th served time goes with the k-th smallest own bound among the ranks
+// that take something in. Three ranks, demands of d (beta_node d = 3 ms) at ranks 0 and 1 from 0,
+// none at rank 2: own bounds 4 ms, 1 ms, 0. Served at 3 and 6 ms: rank 1 (1 ms) gets 3 ms,
+// rank 0 (4 ms) 6 ms; rank 2 keeps 0. Mean (3 + 6 + 0) / 3 ms; the other matching gives 10.
+TEST(NodeMemoryBound, TheServedTimesGoInOrderToTheRanksThatTakeSomethingIn) {
+  const std::vector<double> a = {0, 0, 0};
+  const std::vector<double> own = {4e-3, 1e-3, 0};
+  const std::vector<int> node = {0, 0, 0};
+  const std::vector<double> demand = {1000, 1000, 0};
+  const std::vector<double> release = {0, 0, 0};
+  EXPECT_DOUBLE_EQ(bound::two_level::node_memory_mean(a, own, node, demand, release, 3e-6), 9e-3 / 3);
+}
+
 // The background model (agents receive while their rank computes): never above the foreground
 // bound, and the same when every rank arrives together, for every collective and two-level
 // layout, on random arrivals.

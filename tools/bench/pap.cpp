@@ -315,6 +315,7 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
         const std::shared_ptr<const NetworkModel> network = network_of(comm, Hints{});
         result.node_of_rank = layout->node;
         result.card_link = network && network->inter.known() ? network->inter : for_bound;
+        if (network && network->node_bandwidth > 0) result.node_beta = 1 / network->node_bandwidth;
       }
     }
     for (std::size_t a = 0; a < o.algorithms.size(); ++a) {
@@ -382,11 +383,13 @@ PapResult measure_pap(const PapOptions& o, const BackendOptions& b) {
       if (!result.node_of_rank.empty()) {
         const bound::Link card{result.card_link.alpha, result.card_link.beta};
         const std::span<const int> node(result.node_of_rank);
-        const std::vector<double> deep =
-            c == Collective::allgather ? bound::two_level::allgather(arrivals, bytes, node, link, card, model)
-            : c == Collective::bcast   ? bound::two_level::bcast(arrivals, 0, bytes, node, link, card, model)
-                                       : bound::two_level::allreduce(arrivals, bytes, node, link, card, model);
-        for (double e : deep) two_level += e;
+        const double beta = result.node_beta;
+        const double deep = c == Collective::allgather
+                                ? bound::two_level::allgather_mean(arrivals, bytes, node, link, card, beta, model)
+                            : c == Collective::bcast
+                                ? bound::two_level::bcast_mean(arrivals, 0, bytes, node, link, card, beta, model)
+                                : bound::two_level::allreduce_mean(arrivals, bytes, node, link, card, beta, model);
+        two_level += deep * static_cast<double>(p);
       }
     }
     const auto n = static_cast<double>(procs) * o.iterations;

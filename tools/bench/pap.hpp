@@ -97,6 +97,7 @@ struct PapResult {
   std::string layout;             ///< NodeLayout::describe() of the communicator as dispatch sees it
   std::vector<int> node_of_rank;  ///< the layout's node of each rank; empty with one rank per node
   LinkModel card_link;            ///< a node's card for the two-level bound (the platform's inter-node link)
+  double node_beta = 0;           ///< a node's memory, s per byte for all its ranks (0: unknown, left out)
   std::string best_regular;       ///< the reference of `speedup` ("" when the run has no regular algorithm)
 };
 

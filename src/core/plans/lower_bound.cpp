@@ -301,6 +301,92 @@ std::vector<double> alltoall(std::span<const double> arrivals, double block_byte
   });
 }
 
+double node_memory_mean(std::span<const double> arrivals, std::span<const double> per_rank,
+                        std::span<const int> node_of_rank, std::span<const double> demand_bytes,
+                        std::span<const double> release, double node_beta) {
+  assert(per_rank.size() == arrivals.size() && node_of_rank.size() == arrivals.size());
+  assert(demand_bytes.size() == arrivals.size() && release.size() == arrivals.size());
+  if (arrivals.empty()) return 0;
+  if (!(node_beta > 0)) return mean(per_rank);
+  double sum = 0;  // of the finishes, absolute
+  std::vector<int> nodes(node_of_rank.begin(), node_of_rank.end());
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  for (const int n : nodes) {
+    std::vector<double> own;      // a_i + per_rank[i] of the node's ranks with a demand
+    std::vector<double> demands;  // theirs
+    double first = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < arrivals.size(); ++i) {
+      if (node_of_rank[i] != n) continue;
+      if (!(demand_bytes[i] > 0)) {
+        sum += arrivals[i] + per_rank[i];  // nothing to take in: its own bound
+        continue;
+      }
+      own.push_back(arrivals[i] + per_rank[i]);
+      demands.push_back(demand_bytes[i]);
+      first = std::min(first, release[i]);
+    }
+    std::sort(own.begin(), own.end());
+    std::sort(demands.begin(), demands.end());
+    // The k-th of them to finish is done no earlier than the k smallest demands served from
+    // `first`; the k-th smallest own bound with the k-th served time is the least matching.
+    double served = first;
+    for (std::size_t k = 0; k < own.size(); ++k) {
+      served += demands[k] * node_beta;
+      sum += std::max(own[k], served);
+    }
+  }
+  for (const double a : arrivals) sum -= a;
+  return sum / static_cast<double>(arrivals.size());
+}
+
+double allreduce_mean(std::span<const double> arrivals, double bytes, std::span<const int> node_of_rank, Link rank_link,
+                      Link card_link, double node_beta, Model model) {
+  const std::vector<double> per_rank = allreduce(arrivals, bytes, node_of_rank, rank_link, card_link, model);
+  if (arrivals.empty()) return 0;
+  const auto last = static_cast<std::size_t>(std::max_element(arrivals.begin(), arrivals.end()) - arrivals.begin());
+  std::vector<double> demand(arrivals.size(), bytes);
+  demand[last] = 0;
+  const std::vector<double> release(arrivals.size(), arrivals[last]);
+  return node_memory_mean(arrivals, per_rank, node_of_rank, demand, release, node_beta);
+}
+
+double bcast_mean(std::span<const double> arrivals, int root, double bytes, std::span<const int> node_of_rank,
+                  Link rank_link, Link card_link, double node_beta, Model model) {
+  const std::vector<double> per_rank = bcast(arrivals, root, bytes, node_of_rank, rank_link, card_link, model);
+  if (arrivals.empty()) return 0;
+  const auto r = static_cast<std::size_t>(root);
+  std::vector<double> demand(arrivals.size(), bytes);
+  demand[r] = 0;
+  const std::vector<double> release(arrivals.size(), arrivals[r]);
+  return node_memory_mean(arrivals, per_rank, node_of_rank, demand, release, node_beta);
+}
+
+namespace {
+/// Every rank takes in the P - 1 blocks of `block_bytes` the others hold (allgather: their own;
+/// alltoall: the one each sends it), none before the earliest arrival.
+double others_blocks_mean(std::span<const double> arrivals, const std::vector<double>& per_rank, double block_bytes,
+                          std::span<const int> node_of_rank, double node_beta) {
+  if (arrivals.empty()) return 0;
+  const double others = static_cast<double>(arrivals.size() - 1) * block_bytes;
+  const std::vector<double> demand(arrivals.size(), others);
+  const std::vector<double> release(arrivals.size(), *std::min_element(arrivals.begin(), arrivals.end()));
+  return node_memory_mean(arrivals, per_rank, node_of_rank, demand, release, node_beta);
+}
+}  // namespace
+
+double allgather_mean(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                      Link rank_link, Link card_link, double node_beta, Model model) {
+  return others_blocks_mean(arrivals, allgather(arrivals, block_bytes, node_of_rank, rank_link, card_link, model),
+                            block_bytes, node_of_rank, node_beta);
+}
+
+double alltoall_mean(std::span<const double> arrivals, double block_bytes, std::span<const int> node_of_rank,
+                     Link rank_link, Link card_link, double node_beta, Model model) {
+  return others_blocks_mean(arrivals, alltoall(arrivals, block_bytes, node_of_rank, rank_link, card_link, model),
+                            block_bytes, node_of_rank, node_beta);
+}
+
 }  // namespace two_level
 
 double mean(std::span<const double> bounds) {
