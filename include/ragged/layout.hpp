@@ -56,6 +56,8 @@ struct NodeLayout {
   [[nodiscard]] bool flat() const { return max_per_node() <= 1; }
   /// Every node holds the same number of consecutive ranks (by-slot mapping), or one rank each.
   [[nodiscard]] bool regular() const;
+  /// Every node holds consecutive ranks (by-slot mapping), however many: 16 + 16 + 15 too.
+  [[nodiscard]] bool consecutive() const;
   /// Short and human: "35 nodes x 16 ranks", "3 nodes: 3+5+2 ranks", "48 nodes x 1 rank".
   [[nodiscard]] std::string describe() const;
   /// Throws InvalidArgument(argument) unless this describes `procs` ranks on nodes numbered

@@ -241,6 +241,17 @@ bool NodeLayout::regular() const {
   return true;
 }
 
+bool NodeLayout::consecutive() const {
+  std::vector<bool> seen(static_cast<std::size_t>(nodes()), false);
+  for (int r = 0; r < size(); ++r) {
+    const auto n = static_cast<std::size_t>(node[static_cast<std::size_t>(r)]);
+    if (r > 0 && node[static_cast<std::size_t>(r - 1)] == node[static_cast<std::size_t>(r)]) continue;
+    if (seen[n]) return false;  // the node's ranks came in two runs
+    seen[n] = true;
+  }
+  return true;
+}
+
 std::string NodeLayout::describe() const {
   const int k = nodes();
   const auto ranks = [](int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); };

@@ -144,6 +144,25 @@ CostInput qdr(int procs, double bytes) {
   return x;
 }
 
+// Nodes of consecutive ranks that are not all full (63 ranks: 16 + 16 + 16 + 15, as the early
+// ranks of a 64-rank call without one late rank): a ring step still leaves each node through one
+// rank, so the ring's reduce-scatter stays the cheapest, as on 64 (measured at P = 63 on
+// infiniband-qdr-560, 1 MiB: ring 1.107 ms, recursive halving 3.691, pairwise 6.622). Counting
+// every rank off-node, as for ranks dealt round-robin, made `auto` pick recursive halving.
+TEST(CostLayout, UnevenConsecutiveNodesKeepTheRingsOneCrossingANode) {
+  CostInput x = qdr(63, 1 << 20);
+  x.regular_layout = false;
+  x.largest = std::ceil(x.bytes / 63);
+  ASSERT_TRUE(x.consecutive_layout);
+  EXPECT_LT(plans::cost::reduce_scatter_ring(x), plans::cost::reduce_scatter_recursive_halving(x));
+  EXPECT_LT(plans::cost::reduce_scatter_ring(x), plans::cost::reduce_scatter_pairwise(x));
+  EXPECT_EQ(plans::cost::off_shift(x, 1), 1);
+  CostInput dealt = x;
+  dealt.consecutive_layout = false;
+  EXPECT_EQ(plans::cost::off_shift(dealt, 1), 16);
+  EXPECT_GT(plans::cost::reduce_scatter_ring(dealt), 4 * plans::cost::reduce_scatter_ring(x));
+}
+
 TEST(CostLayout, RecursiveHalvingPaysForSixteenRanksOnOneCard) {
   // 560 ranks, 1 MiB: the halving's first steps move half the vector from every rank of a node
   // through its card at once; the ring crosses a card with one stream. The flat models say the
@@ -169,6 +188,7 @@ TEST(CostLayout, OffNodeCountsOnConsecutiveRanks) {
   EXPECT_EQ(plans::cost::off_binomial(x, 4), 0);
   EXPECT_EQ(plans::cost::off_binomial(x, 32), 1);
   x.regular_layout = false;  // ranks dealt round-robin: every partner may be elsewhere
+  x.consecutive_layout = false;
   EXPECT_EQ(plans::cost::off_shift(x, 1), 16);
   // one node: nothing leaves it
   const CostInput one = qdr(16, 1 << 20);

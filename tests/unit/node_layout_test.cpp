@@ -26,6 +26,7 @@ TEST(NodeLayout, UnevenThreeFiveTwo) {
   EXPECT_EQ(l.min_per_node(), 2);
   EXPECT_FALSE(l.flat());
   EXPECT_FALSE(l.regular());
+  EXPECT_TRUE(l.consecutive());
   EXPECT_EQ(l.describe(), "3 nodes: 3+5+2 ranks");
   EXPECT_EQ(NodeLayout::parse("3+5+2", 10), l);
   EXPECT_EQ(NodeLayout::parse("0,0,0,1,1,1,1,1,2,2", 10), l);
@@ -37,6 +38,7 @@ TEST(NodeLayout, OnePerNode) {
   EXPECT_EQ(l.nodes(), 48);
   EXPECT_TRUE(l.flat());
   EXPECT_TRUE(l.regular());
+  EXPECT_TRUE(l.consecutive());
   EXPECT_EQ(l.describe(), "48 nodes x 1 rank");
   EXPECT_EQ(NodeLayout::parse("flat", 48), l);
   EXPECT_EQ(NodeLayout::parse("48x1", 48), l);
@@ -57,6 +59,9 @@ TEST(NodeLayout, ParsesEveryForm) {
   const NodeLayout rr = NodeLayout::parse("7,9,7,9", 4);
   EXPECT_EQ(rr.node, (std::vector<int>{0, 1, 0, 1}));
   EXPECT_FALSE(rr.regular());
+  EXPECT_FALSE(rr.consecutive());
+  EXPECT_FALSE(NodeLayout::parse("0,0,1,1,0", 5).consecutive());  // node 0 in two runs
+  EXPECT_TRUE(NodeLayout::parse("16+16+15", 47).consecutive());
   EXPECT_EQ(rr.describe(), "2 nodes x 2 ranks (not consecutive)");
 }
 

@@ -107,6 +107,7 @@ CostInput cost_input(const CallInfo& call, const ArrivalSnapshot* snapshot) {
     x.nodes = layout->nodes();
     x.per_node = layout->max_per_node();
     x.regular_layout = layout->regular();
+    x.consecutive_layout = layout->consecutive();
   }
   return x;
 }

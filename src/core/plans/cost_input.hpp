@@ -25,6 +25,9 @@ struct CostInput {
   int per_node = 1;
   /// The nodes hold consecutive ranks, per_node each (NodeLayout::regular()).
   bool regular_layout = true;
+  /// The nodes hold consecutive ranks, at most per_node each (NodeLayout::consecutive(); implied
+  /// by regular_layout): a shift's or a chain's partners leave a node as in a regular layout.
+  bool consecutive_layout = true;
   double alpha_intra = 0;  ///< seconds per message inside a node (0: as alpha)
   double beta_intra = 0;   ///< seconds per byte inside a node (0: as beta)
   /// Seconds per byte of a node's memory, which every byte its ranks receive crosses, all of them

@@ -117,11 +117,12 @@ inline double exchange_slow(const CostInput& x, double s) {
   return x.exchange_factor > 0 && x.exchange_factor < 1 && s >= x.eager_limit ? 1 / x.exchange_factor : 1;
 }
 /// Ranks of a node whose partner r + d (mod p) is on another node, for k consecutive ranks per
-/// node (node 0's; every rank of an irregular layout counts).
+/// node (node 0's; every rank of a layout whose nodes are not consecutive counts). A node of
+/// fewer consecutive ranks has no more of them, wherever it starts.
 inline int off_shift(const CostInput& x, int d) {
   const int k = per_node(x);
   const int p = std::max(1, x.procs);
-  if (!x.regular_layout) return k;
+  if (!x.regular_layout && !x.consecutive_layout) return k;
   d = ((d % p) + p) % p;
   if (d == 0) return 0;
   const int stay = std::max(0, k - d) + std::max(0, k - (p - d));

@@ -98,6 +98,7 @@ inline double allgather_lanes(const CostInput& x) {
   lanes.nodes = lanes.procs;
   lanes.per_node = q;
   lanes.regular_layout = false;  // a lane's partners are all on other nodes
+  lanes.consecutive_layout = false;
   const double between = q > 1 ? std::min(allgather_ring(lanes), allgather_bruck(lanes)) : allgather_selected(lanes);
   const CostInput in = intra_node(x, lanes.procs * x.bytes);
   // Inside the node every rank takes in the other lanes' k m bytes through the node's memory.

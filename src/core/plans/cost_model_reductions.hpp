@@ -34,7 +34,9 @@ inline double scan_pipelined_chain(const CostInput& x) {
   if (flat(x)) return (x.procs - 1 + segments - 1) * inter;
   const double intra = std::max(alpha_intra(x) + s * beta_intra(x), x.gap) + s * x.gamma;
   const int hops = std::max(0, x.procs - 1);
-  const int crossings = one_node(x) ? 0 : x.regular_layout ? std::min(hops, std::max(0, x.nodes - 1)) : hops;
+  const int crossings = one_node(x)                                ? 0
+                        : x.regular_layout || x.consecutive_layout ? std::min(hops, std::max(0, x.nodes - 1))
+                                                                   : hops;
   const double slowest = crossings > 0 ? std::max(inter, intra) : intra;
   return crossings * inter + (hops - crossings) * intra + (segments - 1) * slowest;
 }
