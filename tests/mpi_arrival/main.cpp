@@ -1,7 +1,8 @@
 // The arrival-aware algorithms under mpirun, every result compared with the
 // native MPI collective on the same data:
-//  1. hand-built snapshots (flat, random, reversed, none): allgather bdr, bgd and bslb,
-//     gather bsls and sls at every root, several counts and datatypes;
+//  1. hand-built snapshots (flat, random, reversed, one far behind, none): allgather bdr, bgd,
+//     bslb and early_late, allreduce early_late, gather bsls and sls at every root, several
+//     counts and datatypes;
 //  2. a Monitor with its agent thread over iterations with injected delays (the
 //     background parts run on a real thread while the main thread sleeps),
 //     announced and learned plans, a plan change, a rank without edge calls;
@@ -46,6 +47,7 @@ std::shared_ptr<const ArrivalSnapshot> snapshot_for(int kind, int procs) {
     const double top = *std::max_element(a.begin(), a.end());
     for (double& x : a) x = top - x;
   }
+  if (kind == 4) a[static_cast<std::size_t>(procs / 2)] = 2.0;  // one rank far behind: early_late splits
   return std::make_shared<const ArrivalSnapshot>(std::move(a), LinkModel{50e-6, 1e-8});
 }
 
@@ -60,6 +62,19 @@ bool allgather_matches(Comm& comm, const std::string& name, std::size_t count, D
   Registry::instance().allgather(name)(comm, mine.data(), got.data(), count, type, options);
   const int bytes = static_cast<int>(count * size_of(type));
   MPI_Allgather(mine.data(), bytes, MPI_BYTE, want.data(), bytes, MPI_BYTE, MPI_COMM_WORLD);
+  return got == want;
+}
+
+/// One allreduce (sum) by `name`, compared with MPI_Allreduce; true when identical (the pattern's
+/// small integers sum exactly in float64 too, in any order).
+bool allreduce_matches(Comm& comm, const std::string& name, std::size_t count, DataType type,
+                       const CollectiveOptions& options) {
+  const Bytes mine = block_of(comm.rank(), type, count);
+  Bytes got(mine.size(), std::byte{0xA5});
+  Bytes want(mine.size());
+  Registry::instance().allreduce(name)(comm, mine.data(), got.data(), count, type, ReduceOp::sum(), options);
+  MPI_Allreduce(mine.data(), want.data(), static_cast<int>(count), type == DataType::int32 ? MPI_INT32_T : MPI_DOUBLE,
+                MPI_SUM, MPI_COMM_WORLD);
   return got == want;
 }
 
@@ -91,7 +106,7 @@ bool check(mpitest::Tally& tally, const std::string& what, F&& step) {
 
 void hand_built_snapshots(Comm& comm, mpitest::Tally& tally) {
   const int procs = comm.size();
-  for (int kind = 0; kind < 4; ++kind) {
+  for (int kind = 0; kind < 5; ++kind) {
     CollectiveOptions options;
     options.hints.set<ArrivalSnapshot>(snapshot_for(kind, procs));
     for (std::size_t count :
@@ -101,6 +116,8 @@ void hand_built_snapshots(Comm& comm, mpitest::Tally& tally) {
         for (const char* name : {"bdr", "bgd", "bslb", "early_late"}) {
           check(tally, std::string(name) + where, [&] { return allgather_matches(comm, name, count, type, options); });
         }
+        check(tally, "allreduce early_late" + where,
+              [&] { return allreduce_matches(comm, "early_late", count, type, options); });
         for (int root = 0; root < procs; ++root) {
           for (const char* name : {"bsls", "sls"}) {
             check(tally, std::string(name) + " root " + std::to_string(root) + where,

@@ -11,6 +11,7 @@
 #include "cost_model_before.hpp"
 #include "plans/cost_model.hpp"
 #include "ragged/registry.hpp"
+#include "support/cost_inputs.hpp"
 
 namespace ragged {
 namespace test_cost_layout_test {
@@ -66,7 +67,7 @@ const std::vector<Old>& old_models() {
 }
 
 /// Models that came with layouts or after them: the one-sided ring's, the node-aware algorithms'
-/// (they run only where some node holds two ranks or more), allgather early_late's, and the rooted
+/// (they run only where some node holds two ranks or more), allgather and allreduce early_late's, and the rooted
 /// collectives' arrival-aware ones (bcast and reduce sorted_chain, scatter sln, gather and scatter sbn), and the
 /// sorted gathers' (sls, bsls), which since weigh what the root does before the latest rank arrives, and
 /// the prefix reductions' (scan, exscan), reduce_scatter_block's, allgatherv's, reduce_scatter's and
@@ -74,6 +75,7 @@ const std::vector<Old>& old_models() {
 bool new_model(Collective c, const std::string& name) {
   return (c == Collective::allreduce && name == "onesided_ring") || name.rfind("hierarchical", 0) == 0 ||
          (c == Collective::allgather && name == "lanes") || (c == Collective::allgather && name == "early_late") ||
+         (c == Collective::allreduce && name == "early_late") ||
          (c == Collective::allgather && (name == "spreading" || name == "leader_pipeline")) || name == "sorted_chain" ||
          (c == Collective::reduce && name == "pipelined_chain") || (c == Collective::scatter && name == "sln") ||
          name == "sbn" || (c == Collective::gather && (name == "sls" || name == "bsls")) || c == Collective::scan ||
@@ -127,22 +129,7 @@ TEST(CostLayout, OneRankPerNodeWithoutNetworkGivesExactlyTheEarlierFigures) {
   EXPECT_GT(compared, 10000);
 }
 
-/// A node of 16 ranks sharing one 3.2 GB/s card, 1.7 us between nodes, 0.5 us inside (the
-/// shipped infiniband-qdr-560).
-CostInput qdr(int procs, double bytes) {
-  CostInput x;
-  x.procs = procs;
-  x.bytes = bytes;
-  x.alpha = 1.7e-6;
-  x.beta = 1 / 3.2e9;
-  x.gamma = 0.25e-9;
-  x.nodes = (procs + 15) / 16;
-  x.per_node = std::min(procs, 16);
-  x.alpha_intra = 0.5e-6;
-  x.beta_intra = 1 / 3.2e9;
-  x.gap = 0.5e-6;
-  return x;
-}
+using test::qdr;
 
 // Nodes of consecutive ranks that are not all full (63 ranks: 16 + 16 + 16 + 15, as the early
 // ranks of a 64-rank call without one late rank): a ring step still leaves each node through one

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -62,6 +64,47 @@ TEST(EarlyLatePlan, TheSenderIsAnEarlyRankOfTheLateRanksNodeWhenThereIsOne) {
   EXPECT_EQ(sender_for(3, 7, early, {}), 2);
   const std::vector<int> alone{0, 0, 1};  // rank 2 alone on its node
   EXPECT_EQ(sender_for(2, 1, std::vector<int>{0, 1}, alone), 1);
+}
+
+// allreduce early_late's blocks: every block has exactly one owner, an early rank; each early
+// rank's own block comes first; a late rank's block goes to its sender; owner_of finds it.
+TEST(EarlyLatePlan, EveryBlockHasOneEarlyOwnerAndALateRanksIsItsSenders) {
+  EXPECT_EQ(block_count(0, 4), 1u);
+  EXPECT_EQ(block_count(262144, 560), 469u);  // 468.1 rounded up: the last blocks padded
+  EXPECT_EQ(block_count(7, 7), 1u);
+  EXPECT_EQ(block_count(8, 7), 2u);
+  std::mt19937 rng(1129);
+  for (int procs = 3; procs <= 40; ++procs) {
+    std::vector<int> node(static_cast<std::size_t>(procs));
+    for (int r = 0; r < procs; ++r) node[static_cast<std::size_t>(r)] = r / 4;
+    for (int trial = 0; trial < 10; ++trial) {
+      std::vector<double> a(static_cast<std::size_t>(procs), 0.0);
+      for (int k = 0; k < 1 + trial % 3; ++k) a[rng() % static_cast<std::size_t>(procs)] = 9 + k;
+      const std::vector<int> late = late_ranks(a, 1, max_late_reductions);
+      const std::vector<int> early = early_ranks(procs, late);
+      const auto owners =
+          block_owners(procs, late, early, trial % 2 == 0 ? std::span<const int>(node) : std::span<const int>());
+      std::vector<int> owned(static_cast<std::size_t>(procs), 0);
+      for (int r = 0; r < procs; ++r) {
+        const std::vector<int>& blocks = owners[static_cast<std::size_t>(r)];
+        const bool is_late = std::find(late.begin(), late.end(), r) != late.end();
+        if (is_late) {
+          EXPECT_TRUE(blocks.empty()) << r;
+          continue;
+        }
+        ASSERT_FALSE(blocks.empty());
+        EXPECT_EQ(blocks[0], r);
+        for (int j : blocks) ++owned[static_cast<std::size_t>(j)];
+      }
+      for (int j = 0; j < procs; ++j) EXPECT_EQ(owned[static_cast<std::size_t>(j)], 1) << j;
+      for (std::size_t i = 0; i < late.size(); ++i) {
+        const int sender = sender_for(late[i], static_cast<int>(i), early,
+                                      trial % 2 == 0 ? std::span<const int>(node) : std::span<const int>());
+        EXPECT_EQ(owner_of(late[i], owners), sender);
+      }
+      for (int e : early) EXPECT_EQ(owner_of(e, owners), -1) << e;
+    }
+  }
 }
 
 }  // namespace test_early_late_plan_test

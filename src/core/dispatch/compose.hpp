@@ -229,6 +229,10 @@ const Algorithm& part_allreduce_arrival(const Context& part, void* buffer, std::
 /// Reduce: `recvbuf` matters at the root only and may equal `sendbuf` there (in place).
 const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                              const ReduceOp& op, int root);
+/// Reduce-scatter of `sendbuf` (the sum of `recvcounts` elements) into each rank's `recvbuf`
+/// (recvcounts[rank()] elements; not in place); selected on all the elements' bytes.
+const Algorithm& part_reduce_scatter(const Context& part, const void* sendbuf, void* recvbuf,
+                                     std::span<const int> recvcounts, DataType type, const ReduceOp& op);
 /// Gather of `count` elements from every rank into the root's `recvbuf` (rank order).
 const Algorithm& part_gather(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                              int root);

@@ -282,6 +282,36 @@ const Algorithm& part_reduce(const Context& part, const void* sendbuf, void* rec
                                                      type, std::cref(op), root);
 }
 
+namespace {
+/// The sum of `counts` and the largest of them.
+std::pair<std::size_t, int> total_and_largest(std::span<const int> counts) {
+  std::size_t total = 0;
+  int largest = 0;
+  for (const int c : counts) {
+    total += static_cast<std::size_t>(c);
+    largest = std::max(largest, c);
+  }
+  return {total, largest};
+}
+}  // namespace
+
+const Algorithm& part_reduce_scatter(const Context& part, const void* sendbuf, void* recvbuf,
+                                     std::span<const int> recvcounts, DataType type, const ReduceOp& op) {
+  const std::size_t es = size_of(type);
+  const auto [total, largest] = total_and_largest(recvcounts);
+  const Algorithm& algorithm = choose(part.comm(), Collective::reduce_scatter, total * es, op.commutative, part.hints(),
+                                      {}, true, false, static_cast<std::size_t>(largest) * es, es);
+  const auto mine = static_cast<std::size_t>(recvcounts[static_cast<std::size_t>(part.rank())]);
+  if (part.size() == 1 || total == 0) {
+    copy_bytes(recvbuf, sendbuf, mine * es);
+    return algorithm;
+  }
+  Context sub(part.comm(), part.tags(), part.timeout(), part.workspace(), part.hints(), &algorithm);
+  std::get<static_cast<std::size_t>(Collective::reduce_scatter)>(algorithm.fn)(sub, sendbuf, recvbuf, recvcounts, type,
+                                                                               op);
+  return algorithm;
+}
+
 const Algorithm& part_gather(const Context& part, const void* sendbuf, void* recvbuf, std::size_t count, DataType type,
                              int root) {
   const std::size_t block = count * size_of(type);
@@ -312,12 +342,7 @@ const Algorithm& part_allgather(const Context& part, void* recvbuf, std::size_t 
 const Algorithm& part_allgatherv(const Context& part, void* recvbuf, std::span<const int> recvcounts,
                                  std::span<const int> displs, DataType type) {
   const std::size_t es = size_of(type);
-  std::size_t total = 0;
-  int largest = 0;
-  for (const int c : recvcounts) {
-    total += static_cast<std::size_t>(c);
-    largest = std::max(largest, c);
-  }
+  const auto [total, largest] = total_and_largest(recvcounts);
   const Algorithm& algorithm = choose(part.comm(), Collective::allgatherv, total * es, true, part.hints(), {}, true,
                                       false, static_cast<std::size_t>(largest) * es);
   if (part.size() == 1 || total == 0) return algorithm;

@@ -15,6 +15,7 @@
 
 #include "plans/cost_input.hpp"
 #include "plans/cost_model.hpp"
+#include "plans/cost_model_reductions.hpp"
 #include "plans/leader_pipeline_plan.hpp"
 
 namespace ragged::plans::cost {
@@ -149,6 +150,28 @@ inline double allreduce_hierarchical_arrival(const CostInput& x) {
                            ? std::min({allreduce_prr(between), allreduce_prd(between), allreduce_slt(between)})
                            : allreduce_selected(between);
   return tail + inter + bcast_selected(in);
+}
+
+/// allreduce early_late (allreduce_early_late.cpp): with one rank late by more than the early
+/// reduce-scatter takes (t = n beta + ceil(log2 P) alpha, the algorithm's split) and the others
+/// within t of the earliest, what the early ranks' reduce-scatter (ring or pairwise, P - 1 ranks)
+/// leaves after the last arrival, or the late rank's P - 1 pieces if they take longer, then one
+/// addition of a block and NEX's allgather of the P blocks.
+/// Otherwise it runs `auto`'s regular choice: that and one latency more, so that the regular
+/// algorithm itself wins the tie.
+inline double allreduce_early_late(const CostInput& x) {
+  const double t = x.bytes * x.beta + log2_ceil(x.procs) * x.alpha;
+  if (x.procs >= 3 && x.omega_last > t && x.omega - x.omega_last <= t) {
+    CostInput early = x;
+    early.procs = x.procs - 1;
+    const double before = std::min(reduce_scatter_block_ring(early), reduce_scatter_block_pairwise(early));
+    CostInput blocks = x;
+    blocks.bytes = std::ceil(x.bytes / x.procs);
+    const double pieces = x.alpha + (x.procs - 1) * std::max(x.gap, blocks.bytes * x.beta);
+    const double after = blocks.bytes * x.gamma + allgather_nex(blocks);
+    return std::max(before - x.omega_last, pieces) + after;
+  }
+  return std::min(allreduce_selected(x), allreduce_onesided_ring(x)) + x.alpha;
 }
 
 }  // namespace ragged::plans::cost

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <span>
 #include <vector>
 
@@ -45,6 +46,10 @@ inline std::vector<int> early_ranks(int procs, const std::vector<int>& late) {
 /// The most late ranks worth a broadcast each: ceil(log2 P), at least 1.
 inline int max_late(int procs) { return std::max(1, static_cast<int>(std::ceil(std::log2(std::max(2, procs))))); }
 
+/// The most late ranks of allreduce early_late: each costs a broadcast of the whole vector after it
+/// arrives, and a regular allreduce costs about two.
+inline constexpr int max_late_reductions = 2;
+
 /// The early rank that sends the early blocks to late rank `late`: the lowest early rank on its
 /// node (a link inside the node, the card left alone) if `node_of` gives one, else early[i mod
 /// |early|] for the late rank's index i in the late set (spread over the early ranks).
@@ -55,6 +60,37 @@ inline int sender_for(int late, int index, const std::vector<int>& early, std::s
     }
   }
   return early[static_cast<std::size_t>(index) % early.size()];
+}
+
+/// allreduce early_late's blocks: ceil(count / P) elements (the last ones padded), at least 1.
+inline std::size_t block_count(std::size_t count, int procs) {
+  const auto p = static_cast<std::size_t>(std::max(1, procs));
+  return std::max<std::size_t>(1, (count + p - 1) / p);
+}
+
+/// allreduce early_late: the blocks each rank finishes. Early rank e: its own block e first, then
+/// the block of every late rank it serves (sender_for), in the order of `late`; a late rank none
+/// (it finishes its own block from the partial sum its owner sends it).
+inline std::vector<std::vector<int>> block_owners(int procs, const std::vector<int>& late,
+                                                  const std::vector<int>& early, std::span<const int> node_of) {
+  std::vector<std::vector<int>> owners(static_cast<std::size_t>(procs));
+  for (int e : early) owners[static_cast<std::size_t>(e)].push_back(e);
+  for (std::size_t i = 0; i < late.size(); ++i) {
+    const int sender = sender_for(late[i], static_cast<int>(i), early, node_of);
+    owners[static_cast<std::size_t>(sender)].push_back(late[i]);
+  }
+  return owners;
+}
+
+/// The early rank whose blocks (block_owners) include late rank `late`'s; -1 if none.
+inline int owner_of(int late, const std::vector<std::vector<int>>& owners) {
+  for (std::size_t r = 0; r < owners.size(); ++r) {
+    const std::vector<int>& blocks = owners[r];
+    if (blocks.size() > 1 && std::find(blocks.begin() + 1, blocks.end(), late) != blocks.end()) {
+      return static_cast<int>(r);
+    }
+  }
+  return -1;
 }
 
 /// The runs of blocks [first, last) of the early ranks in rank order: the late ranks cut them.
