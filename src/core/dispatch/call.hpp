@@ -44,6 +44,12 @@ enum class Unlisted { bcast_threshold, reduce_threshold };
 [[nodiscard]] const Algorithm& choose_for_call(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
                                                const CollectiveOptions& options, std::size_t largest = 0,
                                                std::size_t element = 0);
+/// The algorithm of a part of a running algorithm (dispatch/compose.hpp) under the part's
+/// `hints`: a sub-call (CallInfo::sub_call, among the regular algorithms) unless `sub_call` is
+/// false (a part whose hints carry a snapshot of its own ranks). `largest` and `element` as above.
+[[nodiscard]] const Algorithm& choose_for_part(Comm& comm, Collective collective, std::size_t bytes, bool commutative,
+                                               const Hints& hints, bool sub_call = true, std::size_t largest = 0,
+                                               std::size_t element = 0);
 
 /// A call that ends in dispatch (P = 1, count 0) gives up the background the arrival agent may be
 /// running for it, as the algorithm's own claim would have; returns `algorithm`.
