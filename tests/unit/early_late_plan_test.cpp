@@ -35,6 +35,14 @@ TEST(EarlyLatePlan, LateRanksAreTheLatestFirstAndOnlyFew) {
   EXPECT_EQ(max_late(1024), 10);
 }
 
+// late_for is late_ranks with t = early_bytes beta + ceil(log2 P) alpha.
+TEST(EarlyLatePlan, LateForUsesTheEarlyPhasesTime) {
+  const std::vector<double> a{0, 0, 1e-3, 0, 0, 0, 0, 0};  // t below 1 ms: rank 2 late
+  EXPECT_EQ(late_for(a, 1e-6, 1e-9, 1e5, 3), late_ranks(a, 1e5 * 1e-9 + 3 * 1e-6, 3));
+  EXPECT_EQ(late_for(a, 1e-6, 1e-9, 1e5, 3), std::vector<int>{2});
+  EXPECT_TRUE(late_for(a, 1e-6, 1e-9, 2e6, 3).empty());  // t = 2 ms: nobody late enough
+}
+
 // Every rank is early or late, never both; the runs cover exactly the early ranks' blocks.
 TEST(EarlyLatePlan, RunsCoverTheEarlyBlocksForRandomSplits) {
   std::mt19937 rng(1128);

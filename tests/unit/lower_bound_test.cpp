@@ -215,16 +215,29 @@ TEST(TwoLevelBound, OneRankPerNodeIsTheOneLevelBound) {
   }
 }
 
+// Uneven nodes (3 + 5 + 2) behind a card slower than a rank's link, and 50 random arrival
+// patterns (within 5 ms, from `seed`) for the tests below.
+const bound::Link uneven_rank_link{1e-6, 1e-9};
+const bound::Link uneven_card{2e-6, 3e-9};
+const std::vector<int> uneven_nodes = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2};
+
+template <class F>
+void for_uneven_trials(unsigned seed, F&& f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> at(0.0, 0.005);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<double> a(uneven_nodes.size());
+    for (double& x : a) x = at(rng);
+    f(trial, a);
+  }
+}
+
 // Never below the one-level bound, on uneven nodes and a slower card.
 TEST(TwoLevelBound, NeverBelowTheOneLevelBound) {
-  std::mt19937 rng(12);
-  std::uniform_real_distribution<double> at(0.0, 0.005);
-  const bound::Link rank{1e-6, 1e-9};
-  const bound::Link card{2e-6, 3e-9};
-  const std::vector<int> node = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2};  // 3 + 5 + 2
-  for (int trial = 0; trial < 50; ++trial) {
-    std::vector<double> a(node.size());
-    for (double& x : a) x = at(rng);
+  const bound::Link& rank = uneven_rank_link;
+  const bound::Link& card = uneven_card;
+  const std::vector<int>& node = uneven_nodes;
+  for_uneven_trials(12, [&](int trial, const std::vector<double>& a) {
     const auto check = [&](const std::vector<double>& two, const std::vector<double>& one) {
       ASSERT_EQ(two.size(), one.size());
       for (std::size_t i = 0; i < two.size(); ++i) EXPECT_GE(two[i], one[i]) << trial << " rank " << i;
@@ -233,7 +246,7 @@ TEST(TwoLevelBound, NeverBelowTheOneLevelBound) {
     check(bound::two_level::allreduce(a, 4096, node, rank, card), bound::allreduce(a, 4096, rank));
     check(bound::two_level::bcast(a, 4, 4096, node, rank, card), bound::bcast(a, 4, 4096, rank));
     check(bound::two_level::alltoall(a, 4096, node, rank, card), bound::alltoall(a, 4096, rank));
-  }
+  });
 }
 
 // Worked by hand: 2 nodes x 2 ranks, everyone at 0, block b. A rank's own link takes the three
@@ -267,14 +280,10 @@ TEST(TwoLevelBound, AllreduceWaitsForTheLatestRankOutsideTheNode) {
 // A node's memory (bound::two_level::*_mean): with no node bandwidth it is the mean of the
 // two-level bounds; with one, never below that mean, for every collective on uneven nodes.
 TEST(NodeMemoryBound, NeverBelowTheTwoLevelMeanAndEqualWithoutANodeBandwidth) {
-  std::mt19937 rng(13);
-  std::uniform_real_distribution<double> at(0.0, 0.005);
-  const bound::Link rank{1e-6, 1e-9};
-  const bound::Link card{2e-6, 3e-9};
-  const std::vector<int> node = {0, 0, 0, 1, 1, 1, 1, 1, 2, 2};  // 3 + 5 + 2
-  for (int trial = 0; trial < 50; ++trial) {
-    std::vector<double> a(node.size());
-    for (double& x : a) x = at(rng);
+  const bound::Link& rank = uneven_rank_link;
+  const bound::Link& card = uneven_card;
+  const std::vector<int>& node = uneven_nodes;
+  for_uneven_trials(13, [&](int trial, const std::vector<double>& a) {
     for (const double beta : {0.0, 0.5e-9, 4e-9}) {
       const auto check = [&](double with_memory, const std::vector<double>& two) {
         if (beta == 0) {
@@ -289,7 +298,7 @@ TEST(NodeMemoryBound, NeverBelowTheTwoLevelMeanAndEqualWithoutANodeBandwidth) {
       check(two::bcast_mean(a, 4, 4096, node, rank, card, beta), two::bcast(a, 4, 4096, node, rank, card));
       check(two::alltoall_mean(a, 4096, node, rank, card, beta), two::alltoall(a, 4096, node, rank, card));
     }
-  }
+  });
 }
 
 // Worked by hand: one node of four ranks, rank 3 late by 1 ms, n bytes, a memory of beta_node a

@@ -54,11 +54,9 @@ void allgather_early_late(Context& ctx, const void* sendbuf, void* recvbuf, std:
   const ArrivalSnapshot* snapshot = ctx.arrival();
   std::vector<int> late;
   if (snapshot != nullptr && snapshot->size() == procs && snapshot->link().known()) {
-    const LinkModel link = snapshot->link();
-    const double total = static_cast<double>(block) * procs;
-    const double early_time = total * link.beta + plans::early_late::max_late(procs) * link.alpha;
     const std::vector<double> arrivals = internal::step_plan_input(snapshot, procs, block).arrivals;
-    late = plans::early_late::late_ranks(arrivals, early_time, plans::early_late::max_late(procs));
+    late = plans::early_late::late_for(arrivals, snapshot->link().alpha, snapshot->link().beta,
+                                       static_cast<double>(block) * procs, plans::early_late::max_late(procs));
   }
   if (late.empty()) {
     (void)internal::run_balanced(ctx, sendbuf, recvbuf, count, type);

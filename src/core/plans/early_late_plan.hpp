@@ -34,6 +34,18 @@ inline std::vector<int> late_ranks(std::span<const double> arrivals, double earl
   return late;
 }
 
+/// The most late ranks worth a broadcast each: ceil(log2 P), at least 1.
+inline int max_late(int procs) { return std::max(1, static_cast<int>(std::ceil(std::log2(std::max(2, procs))))); }
+
+/// The late ranks of early_late (allgather and allreduce) from the snapshot's arrivals and link:
+/// late_ranks() with t = early_bytes beta + ceil(log2 P) alpha, about the early ranks' phase
+/// (the allgather's P m bytes, the reduce-scatter's n).
+inline std::vector<int> late_for(std::span<const double> arrivals, double alpha, double beta, double early_bytes,
+                                 int max) {
+  const int procs = static_cast<int>(arrivals.size());
+  return late_ranks(arrivals, early_bytes * beta + max_late(procs) * alpha, max);
+}
+
 /// Every rank not in `late`, in rank order.
 inline std::vector<int> early_ranks(int procs, const std::vector<int>& late) {
   std::vector<int> early;
@@ -42,9 +54,6 @@ inline std::vector<int> early_ranks(int procs, const std::vector<int>& late) {
   }
   return early;
 }
-
-/// The most late ranks worth a broadcast each: ceil(log2 P), at least 1.
-inline int max_late(int procs) { return std::max(1, static_cast<int>(std::ceil(std::log2(std::max(2, procs))))); }
 
 /// The most late ranks of allreduce early_late: each costs a broadcast of the whole vector after it
 /// arrives, and a regular allreduce costs about two.
